@@ -1,0 +1,163 @@
+// The command line: parse arguments, run one command, turn errors into one line and an exit code.
+import yargs, { type Argv } from 'yargs';
+import { doctor } from '../commands/doctor.js';
+import type { GlobalOptions, Io } from '../commands/io.js';
+import { recipes } from '../commands/recipes.js';
+import { emit, generate, send, series } from '../commands/series.js';
+import { start } from '../commands/start.js';
+import { treeInit, treeShow } from '../commands/tree.js';
+import { EXIT_BUG, EXIT_USAGE, KseriesError } from '../errors.js';
+
+const EXAMPLES: [string, string][] = [
+  ['kseries tree init', 'provision kernel-tree/ (Debian linux-source-6.12, cached in ~/.cache/kseries)'],
+  ['kseries generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', 'make a series branch'],
+  ['kseries emit static-key-cgroup_memory_nobpf', 'write out/<series>/v1/'],
+  ['kseries send static-key-cgroup_memory_nobpf', 'git send-email dry run (add --send)'],
+];
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  let code = 0;
+  const debug = argv.includes('--debug');
+  const run = (fn: (g: GlobalOptions, a: Record<string, unknown>) => Promise<number>) => async (args: Record<string, unknown>) => {
+    code = await fn(globals(args), args);
+  };
+  const parser = yargs(argv)
+    .scriptName('kseries')
+    .usage('$0 <command> [options]\n\nTurn a kernel change into a mailing-list-ready patch series.')
+    .option('tree', { type: 'string', describe: 'Linux git tree (default: $KSERIES_TREE, else ./kernel-tree)' })
+    .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
+    .option('recipes', { type: 'string', array: true, default: [], describe: 'extra folder(s) of recipes (also $KSERIES_RECIPES)' })
+    .option('debug', { type: 'boolean', default: false, describe: 'show stack traces' })
+    .command('tree <action>', 'provision or show the kernel tree', (y: Argv) =>
+      y
+        .positional('action', { choices: ['init', 'show'] as const, demandOption: true })
+        .option('from', { type: 'string', describe: 'use this existing Linux git tree (read only) as kernel-tree/' })
+        .example('$0 tree init', 'Debian linux-source-6.12 → a git tree with one base commit, cached')
+        .example('$0 tree init --from ~/src/linux', 'use your own tree'),
+      run((g, a) => (a.action === 'init' ? treeInit(io, g, a.from as string | undefined) : treeShow(io, g))),
+    )
+    .command('doctor', 'check (and with --install, install) what kseries needs', (y: Argv) =>
+      y.option('install', { type: 'boolean', default: false, describe: 'apt-get install what is missing (root)' }),
+      run((g, a) => doctor(io, g, a.install === true)),
+    )
+    .command('recipes [id]', 'list recipes, or show one recipe\'s parameters', (y: Argv) => y.positional('id', { type: 'string' }),
+      run((g, a) => recipes(io, g, a.id as string | undefined)),
+    )
+    .command('generate <recipe>', 'render a recipe and commit it as kseries/<series>/v<N>', (y: Argv) =>
+      y
+        .positional('recipe', { type: 'string', demandOption: true })
+        .option('set', { type: 'string', array: true, default: [], describe: 'recipe parameter key=value' })
+        .option('base', { type: 'string', describe: 'commit to base the series on (default HEAD)' })
+        .option('from', { type: 'string', describe: 'author "Name <email>" (default: git config)' })
+        .option('v', { alias: 'series-version', type: 'number', describe: 'version to create (default: next)' })
+        .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', ''),
+      run((g, a) =>
+        generate(io, g, {
+          recipe: String(a.recipe),
+          set: (a.set as string[]) ?? [],
+          base: a.base as string | undefined,
+          from: a.from as string | undefined,
+          version: a.v as number | undefined,
+        }),
+      ),
+    )
+    .command('series', 'list generated series and their versions', {}, run((g) => series(io, g)))
+    .command('emit [series]', 'write out/<series>/v<N>/: patches, cover letter, series.mbox', (y: Argv) =>
+      y
+        .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
+        .option('v', { alias: 'series-version', type: 'number', describe: 'version (default: newest)' })
+        .option('out', { type: 'string', describe: 'output folder (default ./out)' })
+        .option('rfc', { type: 'boolean', default: false, describe: 'subjects [RFC PATCH ...]' })
+        .option('subject-prefix', { type: 'string', describe: 'instead of PATCH, e.g. "PATCH net-next"' })
+        .option('notes', { type: 'string', array: true, default: [], describe: 'a change since the previous version (repeat)' })
+        .option('to', { type: 'string', array: true, default: [], describe: 'extra To for every message' })
+        .option('cc', { type: 'string', array: true, default: [], describe: 'extra Cc for every message' })
+        .example('$0 emit static-key-cgroup_memory_nobpf --notes "keep the _RO variant"', ''),
+      run((g, a) =>
+        emit(io, g, {
+          series: a.series as string | undefined,
+          version: a.v as number | undefined,
+          out: a.out as string | undefined,
+          rfc: a.rfc === true,
+          subjectPrefix: a['subject-prefix'] as string | undefined,
+          notes: (a.notes as string[]) ?? [],
+          to: (a.to as string[]) ?? [],
+          cc: (a.cc as string[]) ?? [],
+        }),
+      ),
+    )
+    .command('send [series]', 'hand an emitted series to git send-email (dry run unless --send)', (y: Argv) =>
+      y
+        .positional('series', { type: 'string' })
+        .option('v', { alias: 'series-version', type: 'number' })
+        .option('out', { type: 'string', describe: 'output folder (default ./out)' })
+        .option('send', { type: 'boolean', default: false, describe: 'really send' })
+        .option('smtp-server', { type: 'string' })
+        .option('smtp-port', { type: 'number' })
+        .option('smtp-encryption', { type: 'string', describe: 'none, ssl or tls' }),
+      run((g, a) =>
+        send(io, g, {
+          series: a.series as string | undefined,
+          version: a.v as number | undefined,
+          out: a.out as string | undefined,
+          send: a.send === true,
+          smtpServer: a['smtp-server'] as string | undefined,
+          smtpPort: a['smtp-port'] as number | undefined,
+          smtpEncryption: a['smtp-encryption'] as string | undefined,
+        }),
+      ),
+    )
+    .command('start', 'the main job: set up, provision the tree, generate and emit the built-in series', {}, run((g) => start(io, g)))
+    .demandCommand(1, 'name a command')
+    .strict()
+    .exitProcess(false)
+    .wrap(Math.min(120, process.stdout.columns || 100))
+    .fail((msg, err) => {
+      throw err ?? new UsageErrorFromYargs(msg);
+    });
+  for (const [cmd, what] of EXAMPLES) parser.example(cmd, what);
+  try {
+    await parser.parseAsync(argv, {}, (err, _args, output) => {
+      if (output && !err) io.out(output.trimEnd());
+    });
+    return code;
+  } catch (e) {
+    return reportError(io, e, debug);
+  }
+}
+
+class UsageErrorFromYargs extends KseriesError {
+  override readonly code = 'EUSAGE';
+  constructor(message: string) {
+    super(message, 'see kseries --help');
+  }
+}
+
+function reportError(io: Io, e: unknown, debug: boolean): number {
+  if (e instanceof KseriesError) {
+    io.err(`kseries: ${e.message}`);
+    io.err(`hint: ${e.hint}`);
+    if (debug && e.stack) io.err(e.stack);
+    return e.exitCode;
+  }
+  if (e instanceof Error && e.name === 'YError') {
+    io.err(`kseries: ${e.message}`);
+    io.err('hint: see kseries --help');
+    return EXIT_USAGE;
+  }
+  io.err(`kseries: internal error (a bug): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  return EXIT_BUG;
+}
+
+function globals(args: Record<string, unknown>): GlobalOptions {
+  return { tree: args.tree as string | undefined, json: args.json === true, recipes: (args.recipes as string[]) ?? [] };
+}
+
+function processIo(): Io {
+  return {
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(`${t}\n`),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+}

@@ -1,0 +1,17 @@
+// What a command needs from the outside world: where to print, where it runs, its environment.
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface GlobalOptions {
+  tree?: string;
+  json: boolean;
+  recipes: string[];
+}
+
+export function printJson(io: Io, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2));
+}

@@ -1,0 +1,109 @@
+// generate, series, emit, send: the series commands.
+import path from 'node:path';
+import { loadRecipe, recipeDirs } from '../recipes/load.js';
+import { emitSeries, type EmitResult } from '../series/emit.js';
+import { generateSeries, type GenerateResult } from '../series/generate.js';
+import { sendSeries } from '../series/send.js';
+import { listSeries, loadSeries, seriesVersions } from '../series/store.js';
+import { parseSetArgs } from '../templates/params.js';
+import { openTree } from '../tree/tree.js';
+import { printJson, type GlobalOptions, type Io } from './io.js';
+
+export interface GenerateArgs {
+  recipe: string;
+  set: string[];
+  base?: string;
+  from?: string;
+  version?: number;
+}
+
+export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promise<number> {
+  const recipe = loadRecipe(a.recipe, recipeDirs(g.recipes, io.env));
+  const given = parseSetArgs(a.set);
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version });
+  if (g.json) printJson(io, generatedJson(r));
+  else printGenerated(io, r);
+  return 0;
+}
+
+export function generatedJson(r: GenerateResult) {
+  return { series: r.name, version: r.version, branch: r.branch, base: r.base, unchanged: r.unchanged, commits: r.commits };
+}
+
+export function printGenerated(io: Io, r: GenerateResult): void {
+  io.out(`${r.unchanged ? 'unchanged, still' : 'generated'} ${r.branch} on ${r.base.slice(0, 12)}: ${r.commits.length} patch${r.commits.length === 1 ? '' : 'es'}`);
+  for (const c of r.commits) io.out(`  ${c.sha.slice(0, 12)} ${c.subject}`);
+}
+
+export async function series(io: Io, g: GlobalOptions): Promise<number> {
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  const rows = [];
+  for (const name of await listSeries(tree)) {
+    for (const v of await seriesVersions(tree, name)) {
+      const rec = await loadSeries(tree, name, v).catch(() => undefined);
+      rows.push({ series: name, version: v, recipe: rec?.recipe ?? null, base: rec?.base ?? null, tip: rec?.tip ?? null });
+    }
+  }
+  if (g.json) printJson(io, { series: rows });
+  else if (rows.length === 0) io.out('no series yet: kseries generate <recipe> --set key=value ...');
+  else for (const r of rows) io.out(`${r.series} v${r.version}  (${r.recipe ?? 'unknown recipe'}, tip ${r.tip?.slice(0, 12) ?? '?'})`);
+  return 0;
+}
+
+export interface EmitArgs {
+  series?: string;
+  version?: number;
+  out?: string;
+  rfc: boolean;
+  subjectPrefix?: string;
+  notes: string[];
+  to: string[];
+  cc: string[];
+}
+
+export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<number> {
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  const r = await emitSeries({
+    tree,
+    name: a.series,
+    version: a.version,
+    out: path.resolve(io.cwd, a.out ?? 'out'),
+    rfc: a.rfc,
+    subjectPrefix: a.subjectPrefix,
+    notes: a.notes,
+    to: a.to,
+    cc: a.cc,
+  });
+  if (g.json) printJson(io, r);
+  else printEmitted(io, r);
+  return 0;
+}
+
+export function printEmitted(io: Io, r: EmitResult): void {
+  io.out(`emitted ${r.series} v${r.version} to ${r.dir}/`);
+  for (const m of r.messages) io.out(`  ${m.file}  ${m.subject}\n      To: ${m.to.join(', ') || '-'}\n      Cc: ${m.cc.join(', ') || '-'}`);
+}
+
+export interface SendArgs {
+  series?: string;
+  version?: number;
+  out?: string;
+  send: boolean;
+  smtpServer?: string;
+  smtpPort?: number;
+  smtpEncryption?: string;
+}
+
+export async function send(io: Io, g: GlobalOptions, a: SendArgs): Promise<number> {
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  const rec = await loadSeries(tree, a.series, a.version);
+  const dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), rec.name, `v${rec.version}`);
+  const r = await sendSeries({ dir, cwd: tree.root, send: a.send, smtpServer: a.smtpServer, smtpPort: a.smtpPort, smtpEncryption: a.smtpEncryption });
+  if (g.json) printJson(io, r);
+  else {
+    io.out(r.output.trimEnd());
+    io.out(r.sent ? `sent ${r.files.length} messages` : `dry run: ${r.files.length} messages checked; add --send to send them`);
+  }
+  return 0;
+}

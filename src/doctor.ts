@@ -1,0 +1,72 @@
+// `kseries doctor`: everything kseries needs, one line per missing piece with the Debian package that provides it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { run, runRaw } from './tools/run.js';
+
+export interface Requirement {
+  what: string;
+  /** The Debian package that provides it. */
+  package: string;
+  present: boolean;
+}
+
+const PROGRAMS: [program: string, pkg: string, why: string][] = [
+  ['git', 'git', 'series branches, format-patch, am'],
+  ['perl', 'perl', 'checkpatch.pl, get_maintainer.pl'],
+  ['make', 'make', 'kernel builds'],
+  ['gcc', 'gcc', 'kernel builds'],
+  ['flex', 'flex', 'kernel builds'],
+  ['bison', 'bison', 'kernel builds'],
+  ['bc', 'bc', 'kernel builds'],
+  ['objdump', 'binutils', 'object-code proofs'],
+  ['readelf', 'binutils', 'object-code proofs'],
+  ['tar', 'tar', 'unpacking the Debian kernel source'],
+  ['xz', 'xz-utils', 'unpacking the Debian kernel source'],
+];
+
+const HEADERS: [file: string, pkg: string, why: string][] = [
+  ['/usr/include/libelf.h', 'libelf-dev', 'objtool in kernel builds'],
+  ['/usr/include/openssl/opensslv.h', 'libssl-dev', 'kernel builds (certificates, signing)'],
+];
+
+export async function checkRequirements(env: NodeJS.ProcessEnv = process.env): Promise<Requirement[]> {
+  const reqs: Requirement[] = [];
+  const major = Number(process.versions.node.split('.')[0]);
+  reqs.push({ what: `Node.js >= 20 (have ${process.versions.node})`, package: 'nodejs', present: major >= 20 });
+  for (const [program, pkg, why] of PROGRAMS) reqs.push({ what: `${program} (${why})`, package: pkg, present: onPath(program, env) });
+  reqs.push({ what: 'git send-email (sending series)', package: 'git-email', present: await hasSendEmail() });
+  for (const [file, pkg, why] of HEADERS) reqs.push({ what: `${path.basename(file)} (${why})`, package: pkg, present: fs.existsSync(file) });
+  return reqs;
+}
+
+export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return (env.PATH ?? '').split(':').some((dir) => {
+    try {
+      fs.accessSync(path.join(dir || '.', program), fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function hasSendEmail(): Promise<boolean> {
+  const res = await runRaw('git', ['--exec-path'], { cwd: '/' }).catch(() => undefined);
+  return !!res && res.code === 0 && fs.existsSync(path.join(res.stdout.trim(), 'git-send-email'));
+}
+
+export function missingPackages(reqs: Requirement[]): string[] {
+  return [...new Set(reqs.filter((r) => !r.present).map((r) => r.package))];
+}
+
+/** apt-get update, then install the packages (root only). */
+export async function installPackages(packages: string[], log: (line: string) => void): Promise<void> {
+  const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  log(`apt-get install ${packages.join(' ')}`);
+  await run('apt-get', ['update', '-q'], { cwd: '/', env });
+  await run('apt-get', ['install', '-y', '-q', ...packages], { cwd: '/', env });
+}
+
+export function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}

@@ -1,0 +1,7 @@
+// The closed, sorted map of built-in recipe code. A recipe folder without code here is template-only.
+import { staticKey } from './static-key/index.js';
+import type { RecipeCode } from './types.js';
+
+export const RECIPE_CODE: Readonly<Record<string, RecipeCode>> = {
+  'static-key': staticKey,
+};

@@ -1,0 +1,312 @@
+// The explicit static-key conversion of one file-scope flag: text in, converted text (or a refusal naming the line) out.
+import { TransformError } from '../../errors.js';
+import {
+  braceDepths,
+  enclosingFunction,
+  enclosingParen,
+  findIdentifier,
+  LineIndex,
+  maskC,
+  nextNonSpace,
+  prevNonSpace,
+  wordEndingAt,
+} from '../c-text.js';
+
+export type Hint = 'likely' | 'unlikely';
+
+/** The code the conversion writes, rendered from the recipe's templates. */
+export interface KeyFragments {
+  define(v: { key: string; initiallyTrue: boolean; readOnlyAfterInit: boolean }): string;
+  read(v: { key: string; hint: Hint; negated: boolean }): string;
+  write(v: { key: string; enable: boolean }): string;
+  include(): string;
+}
+
+export interface SiteRecord {
+  line: number;
+  /** The function holding the site; undefined at file scope. */
+  function: string | undefined;
+  before: string;
+  after: string;
+}
+
+export interface Conversion {
+  text: string;
+  type: 'bool' | 'int';
+  initiallyTrue: boolean;
+  readOnlyAfterInit: boolean;
+  declaration: SiteRecord;
+  reads: SiteRecord[];
+  writes: SiteRecord[];
+  includeAdded: boolean;
+}
+
+interface Replacement {
+  start: number;
+  end: number;
+  text: string;
+  kind: 'declaration' | 'read' | 'write';
+}
+
+const FLAG_ATTRIBUTES = new Set(['__read_mostly', '__ro_after_init']);
+const JUMP_LABEL_INCLUDE = /^#include\s*<linux\/jump_label\.h>/m;
+
+export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments): Conversion {
+  const masked = maskC(text);
+  const depth = braceDepths(masked);
+  const lines = new LineIndex(text);
+  const refuse = (offset: number, why: string): never => {
+    const line = lines.lineOf(offset);
+    throw new TransformError(
+      `${file}:${line}: ${why}: \`${lines.lineText(line).trim()}\``,
+      'convert that use by hand first, or choose another flag; nothing was changed',
+    );
+  };
+  if (findIdentifier(masked, key).length > 0 && key !== flag) {
+    refuse(findIdentifier(masked, key)[0]!, `the key name ${key} is already used in this file`);
+  }
+
+  const uses = findIdentifier(masked, flag).filter((at) => !isMemberAccess(masked, at));
+  const topLevel = uses.filter((at) => depth[at] === 0);
+  if (topLevel.length === 0) {
+    throw new TransformError(`${file}: no file-scope declaration of ${flag}`, 'name a flag declared at file scope in this file');
+  }
+  for (const at of uses) if (isPreprocessorLine(masked, at)) refuse(at, `${flag} is used in a preprocessor line`);
+  for (const at of topLevel.slice(1)) refuse(at, `${flag} is used at file scope again (declared twice, or passed to a macro)`);
+
+  const decl = parseDeclaration(masked, topLevel[0]!, flag, refuse);
+  const replacements: Replacement[] = [
+    { ...decl.span, kind: 'declaration', text: fragments.define({ key, initiallyTrue: decl.initiallyTrue, readOnlyAfterInit: decl.readOnlyAfterInit }) },
+  ];
+  for (const at of uses.filter((u) => depth[u]! > 0)) {
+    const write = parseWrite(masked, at, flag, decl.type, refuse);
+    if (write) {
+      replacements.push({ start: write.start, end: write.end, kind: 'write', text: fragments.write({ key, enable: write.enable }) });
+      continue;
+    }
+    const read = parseBranchRead(masked, at, flag, refuse);
+    const hint = read.hint ?? (decl.initiallyTrue ? 'likely' : 'unlikely');
+    replacements.push({ start: read.start, end: read.end, kind: 'read', text: fragments.read({ key, hint, negated: read.negated }) });
+  }
+  if (!replacements.some((r) => r.kind === 'read')) {
+    throw new TransformError(`${file}: ${flag} is never tested in a branch`, 'a static key only pays off where a branch tests it');
+  }
+
+  let out = text;
+  const records = new Map<Replacement, SiteRecord>();
+  for (const r of [...replacements].sort((a, b) => b.start - a.start)) {
+    records.set(r, { line: lines.lineOf(r.start), function: enclosingFunction(masked, depth, r.start), before: text.slice(r.start, r.end), after: r.text });
+    out = out.slice(0, r.start) + r.text + out.slice(r.end);
+  }
+  out = out
+    .split('\n')
+    .map((line) => (line.includes(`&${key})`) ? wrapCondition(line) : line))
+    .join('\n');
+  const includeAdded = !JUMP_LABEL_INCLUDE.test(maskC(out));
+  if (includeAdded) out = addInclude(out, fragments.include());
+  const of = (kind: Replacement['kind']) => replacements.filter((r) => r.kind === kind).map((r) => records.get(r)!);
+  return {
+    text: out,
+    type: decl.type,
+    initiallyTrue: decl.initiallyTrue,
+    readOnlyAfterInit: decl.readOnlyAfterInit,
+    declaration: of('declaration')[0]!,
+    reads: of('read'),
+    writes: of('write'),
+    includeAdded,
+  };
+}
+
+function isMemberAccess(masked: string, at: number): boolean {
+  const p = prevNonSpace(masked, at);
+  return masked[p] === '.' || (masked[p] === '>' && masked[p - 1] === '-');
+}
+
+function isPreprocessorLine(masked: string, at: number): boolean {
+  const start = masked.lastIndexOf('\n', at) + 1;
+  return /^\s*#/.test(masked.slice(start, at));
+}
+
+type Refuse = (offset: number, why: string) => never;
+
+/** `static bool flag __read_mostly = false;` and its permutations; anything else is refused. */
+function parseDeclaration(masked: string, at: number, flag: string, refuse: Refuse) {
+  const start = masked.lastIndexOf('\n', at) + 1;
+  const semi = masked.indexOf(';', at);
+  if (semi < 0 || masked.slice(at, semi).includes('\n\n')) refuse(at, `cannot read the declaration of ${flag}`);
+  const [lhs = '', init, ...rest] = masked.slice(start, semi).split('=').map((part) => part.trim());
+  if (rest.length > 0 || /[^\w\s]/.test(lhs)) refuse(at, `cannot read the declaration of ${flag}`);
+  const words = lhs.split(/\s+/);
+  if (!words.includes(flag)) refuse(at, `cannot read the declaration of ${flag}`);
+  if (words[0] === 'extern') refuse(at, `${flag} is declared extern here; convert it in the file that defines it`);
+  if (!words.includes('static')) refuse(at, `${flag} is not static, so other files may use it (a shared flag needs DECLARE_STATIC_KEY in a header)`);
+  const types = words.filter((w) => w === 'bool' || w === 'int');
+  if (types.length !== 1) refuse(at, `${flag} is not a plain bool or int flag`);
+  const others = words.filter((w) => !['static', 'bool', 'int', flag].includes(w) && !FLAG_ATTRIBUTES.has(w));
+  if (others.length > 0) refuse(at, `the declaration of ${flag} has ${others.join(' ')}, which a static key cannot keep`);
+  if (words[words.length - 1] !== flag && !FLAG_ATTRIBUTES.has(words[words.length - 1]!)) refuse(at, `cannot read the declaration of ${flag}`);
+  let initiallyTrue = false;
+  if (init !== undefined) {
+    if (init === 'true' || init === '1') initiallyTrue = true;
+    else if (init !== 'false' && init !== '0') refuse(at, `${flag} starts as ${init}, not a constant true/false/0/1`);
+  }
+  return {
+    span: { start, end: semi + 1 },
+    type: types[0] as 'bool' | 'int',
+    initiallyTrue,
+    readOnlyAfterInit: words.includes('__ro_after_init'),
+  };
+}
+
+/** `flag = true;` / `WRITE_ONCE(flag, 0);` as a statement; undefined when the use is no write; refusal for other writes. */
+function parseWrite(masked: string, at: number, flag: string, type: 'bool' | 'int', refuse: Refuse) {
+  let start = at;
+  let after = nextNonSpace(masked, at + flag.length);
+  let closeWrapper = false;
+  const before = prevNonSpace(masked, at);
+  if (masked[before] === '(' && wordEndingAt(masked, before - 1) === 'WRITE_ONCE') {
+    start = before - 'WRITE_ONCE'.length;
+    if (masked[after] !== ',') refuse(at, `cannot read this WRITE_ONCE() of ${flag}`);
+    closeWrapper = true;
+  } else {
+    const op = masked.slice(after, after + 2);
+    if (/^(\+\+|--|[-+*/%&|^]=|<<|>>)/.test(op) || /(\+\+|--)$/.test(masked.slice(prevNonSpace(masked, at) - 1, prevNonSpace(masked, at) + 1))) {
+      refuse(at, `${flag} is changed arithmetically, not set to a constant`);
+    }
+    if (masked[after] !== '=' || masked[after + 1] === '=') return undefined;
+  }
+  const valueStart = nextNonSpace(masked, after + 1);
+  const value = /^[A-Za-z0-9_]+/.exec(masked.slice(valueStart))?.[0] ?? '';
+  let end = nextNonSpace(masked, valueStart + value.length);
+  if (closeWrapper) {
+    if (masked[end] !== ')') refuse(at, `${flag} is written with a non-constant value`);
+    end = nextNonSpace(masked, end + 1);
+  }
+  const constants = type === 'bool' ? ['true', 'false', '0', '1'] : ['0', '1'];
+  if (!constants.includes(value)) refuse(at, `${flag} is written with a value that is not a constant ${constants.join('/')}`);
+  const prev = prevNonSpace(masked, start);
+  const prevChar = masked[prev] ?? ';';
+  if (masked[end] !== ';' || (!';{}):'.includes(prevChar) && wordEndingAt(masked, prev) !== 'else' && prev >= 0)) {
+    refuse(at, `the write to ${flag} is part of an expression, not a statement`);
+  }
+  return { start, end: end + 1, enable: value === 'true' || value === '1' };
+}
+
+/**
+ * A read that is a truth value in the condition of an `if` or `while`: `x`, `!x`, `READ_ONCE(x)`, optionally inside
+ * `likely()`/`unlikely()`, as the whole condition or an operand of `&&`/`||`. Anything else is refused.
+ */
+function parseBranchRead(masked: string, at: number, flag: string, refuse: Refuse) {
+  let start = at;
+  let end = at + flag.length;
+  const amp = prevNonSpace(masked, at);
+  if (masked[amp] === '&' && masked[amp - 1] !== '&') refuse(at, `the address of ${flag} is taken, so it may be written through a pointer`);
+  const wrappedBy = (name: string): boolean => {
+    const open = prevNonSpace(masked, start);
+    const close = nextNonSpace(masked, end);
+    if (masked[open] !== '(' || masked[close] !== ')' || wordEndingAt(masked, open - 1) !== name) return false;
+    start = open - name.length;
+    end = close + 1;
+    return true;
+  };
+  const bang = (): boolean => {
+    const p = prevNonSpace(masked, start);
+    if (masked[p] !== '!') return false;
+    start = p;
+    return true;
+  };
+  wrappedBy('READ_ONCE');
+  let negated = bang();
+  let hint: Hint | undefined;
+  if (wrappedBy('unlikely')) hint = negated ? 'likely' : 'unlikely';
+  else if (wrappedBy('likely')) hint = negated ? 'unlikely' : 'likely';
+  if (hint && bang()) negated = !negated;
+
+  const prev = prevNonSpace(masked, start);
+  const next = nextNonSpace(masked, end);
+  const prevOp = masked.slice(prev - 1, prev + 1);
+  const nextOp = masked.slice(next, next + 2);
+  const operandOfLogic = prevOp === '&&' || prevOp === '||' || nextOp === '&&' || nextOp === '||';
+  const wholeCondition = masked[prev] === '(' && masked[next] === ')';
+  if (/^[=!<>]=|^[<>]/.test(nextOp) || /[=!<>]=/.test(prevOp)) refuse(at, `${flag} is compared with a value, not tested as a boolean`);
+  if (!operandOfLogic && !wholeCondition) refuse(at, `${flag} is read outside a branch condition`);
+  if (!inBranchCondition(masked, start)) refuse(at, `${flag} is read outside an if/while condition`);
+  return { start, end, negated, hint };
+}
+
+/** Walk out through enclosing parens (plain grouping and likely/unlikely) to an `if (` or `while (`. */
+function inBranchCondition(masked: string, from: number): boolean {
+  let pos = from;
+  for (;;) {
+    const open = enclosingParen(masked, pos);
+    if (open < 0) return false;
+    const word = wordEndingAt(masked, prevNonSpace(masked, open));
+    if (word === 'if' || word === 'while') return true;
+    if (word !== '' && word !== 'likely' && word !== 'unlikely') return false;
+    pos = open;
+  }
+}
+
+/** Insert the include after the first block of <linux/...> includes, in order when that block is sorted. */
+function addInclude(text: string, include: string): string {
+  const lines = text.split('\n');
+  const linux = lines.flatMap((l, i) => (/^#include\s*<linux\//.test(l) ? [i] : []));
+  if (linux.length === 0) {
+    const anyInclude = lines.findIndex((l) => l.startsWith('#include'));
+    lines.splice(anyInclude < 0 ? 0 : anyInclude, 0, include);
+    return lines.join('\n');
+  }
+  let end = 0;
+  while (end + 1 < linux.length && linux[end + 1] === linux[end]! + 1) end++;
+  const block = linux.slice(0, end + 1);
+  const names = block.map((i) => lines[i]!);
+  const sorted = names.every((n, i) => i === 0 || names[i - 1]! <= n);
+  const at = sorted ? (block.find((i) => lines[i]! > include) ?? block[block.length - 1]! + 1) : block[block.length - 1]! + 1;
+  lines.splice(at, 0, include);
+  return lines.join('\n');
+}
+
+const MAX_COLUMNS = 80;
+
+function columns(text: string): number {
+  let col = 0;
+  for (const c of text) col = c === '\t' ? col + 8 - (col % 8) : col + 1;
+  return col;
+}
+
+/**
+ * A condition made longer than 80 columns by the conversion is broken after its last `&&`/`||` that fits, the rest
+ * aligned with the open parenthesis of the `if (`/`while (`, as coding-style.rst asks.
+ */
+export function wrapCondition(line: string): string {
+  if (columns(line) <= MAX_COLUMNS) return line;
+  const m = /^(\s*)(?:\}\s*else\s+)?(if|while)\s*\(/.exec(line);
+  if (!m) return line;
+  const open = m[0].length - 1;
+  const indent = m[1]! + ' '.repeat(columns(line.slice(0, open + 1)) - columns(m[1]!));
+  const parts: string[] = [];
+  let rest = line;
+  let from = open + 1;
+  for (;;) {
+    const at = lastFittingBreak(rest, from);
+    if (at < 0 || columns(rest) <= MAX_COLUMNS) break;
+    parts.push(rest.slice(0, at).trimEnd());
+    rest = indent + rest.slice(at).trimStart();
+    from = indent.length;
+  }
+  return [...parts, rest].join('\n');
+}
+
+/** Offset just after the last top-level `&&`/`||` from `from` on that still ends within 80 columns, or -1. */
+function lastFittingBreak(line: string, from: number): number {
+  const masked = maskC(line);
+  let depth = 0;
+  let best = -1;
+  for (let i = from; i < masked.length - 1; i++) {
+    const c = masked[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (depth === 0 && /^(&&|\|\|)/.test(masked.slice(i, i + 2)) && columns(line.slice(0, i + 2)) <= MAX_COLUMNS) best = i + 2;
+  }
+  return best;
+}

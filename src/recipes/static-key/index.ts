@@ -1,0 +1,65 @@
+// Recipe static-key (explicit form): convert one file-scope flag of one file into a static key, in one patch.
+import path from 'node:path';
+import { ParamError } from '../../errors.js';
+import type { TemplateVars } from '../../templates/render.js';
+import type { RecipeCode, RecipeContext } from '../types.js';
+import { convertFlag, type Conversion, type KeyFragments } from './convert.js';
+
+export const staticKey: RecipeCode = {
+  id: 'static-key',
+
+  async prepare(ctx, params) {
+    const file = String(params.file);
+    const flag = String(params.flag);
+    const key = String(params.key) || `${flag}_key`;
+    const text = await ctx.readFile(file);
+    if (text === undefined) throw new ParamError(`parameter "file": ${file} does not exist in the tree`, 'give a path relative to the tree top');
+    const c = convertFlag(file, text, flag, key, fragments(ctx));
+    return {
+      key,
+      prefix: String(params.prefix) || subjectPrefix(file),
+      ...describe(c),
+    };
+  },
+
+  transform(ctx, file, text, vars) {
+    return convertFlag(file, text, String(vars.flag), String(vars.key), fragments(ctx)).text;
+  },
+};
+
+/** What the templates say about a conversion. */
+function describe(c: Conversion): TemplateVars {
+  const functions = (sites: Conversion['reads']) => [...new Set(sites.map((s) => (s.function ? `${s.function}()` : 'file scope')))];
+  return {
+    type: c.type,
+    initiallyTrue: c.initiallyTrue,
+    readOnlyAfterInit: c.readOnlyAfterInit,
+    defineMacro: c.declaration.after.replace(/\(.*$/s, ''),
+    reads: c.reads,
+    writes: c.writes,
+    readCount: c.reads.length,
+    writeCount: c.writes.length,
+    readers: functions(c.reads),
+    writers: functions(c.writes),
+    includeAdded: c.includeAdded,
+  };
+}
+
+function fragments(ctx: RecipeContext): KeyFragments {
+  const one = (template: string, vars: TemplateVars) => ctx.render(template, vars).replace(/\n+$/, '');
+  return {
+    define: (v) => one('code/define.hbs', v),
+    read: (v) => one('code/read.hbs', v),
+    write: (v) => one('code/write.hbs', v),
+    include: () => one('code/include.hbs', {}),
+  };
+}
+
+/** A subject prefix in the kernel's usual style: lib/vsprintf.c → "vsprintf", kernel/sched/core.c → "sched/core", mm/memcontrol.c → "mm: memcontrol". */
+export function subjectPrefix(file: string): string {
+  const stem = path.posix.basename(file).replace(/\.[ch]$/, '');
+  const dirs = path.posix.dirname(file).split('/').filter((d) => d !== '.');
+  if (dirs.length === 0 || (dirs.length === 1 && ['kernel', 'lib', 'init'].includes(dirs[0]!))) return stem;
+  if (dirs[0] === 'kernel') return `${dirs.slice(1).join('/')}/${stem}`;
+  return `${dirs[dirs.length - 1]}: ${stem}`;
+}

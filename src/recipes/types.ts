@@ -1,0 +1,19 @@
+// What recipe code sees and returns. Recipe code is pure: it reads the tree through the context, never spawns.
+import type { TemplateVars } from '../templates/render.js';
+import type { Params } from '../templates/params.js';
+
+export interface RecipeContext {
+  tree: { root: string; version: string };
+  /** A file's text at the series base, or undefined when it does not exist. */
+  readFile(file: string): Promise<string | undefined>;
+  /** Render one of the recipe's own template files (path relative to its folder). */
+  render(template: string, vars: TemplateVars): string;
+}
+
+export interface RecipeCode {
+  id: string;
+  /** Template variables worked out from the tree and the parameters (defaults, counts, evidence). */
+  prepare?(ctx: RecipeContext, params: Params): Promise<TemplateVars>;
+  /** Rewrite one file for an edit of kind "transform"; throw TransformError to refuse. */
+  transform?(ctx: RecipeContext, file: string, text: string, vars: TemplateVars): string;
+}

@@ -1,0 +1,174 @@
+// `kseries emit`: out/<series>/v<N>/ with files that git am and git send-email accept.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { OutputError, UsageError } from '../errors.js';
+import { gitRaw } from '../tools/git.js';
+import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
+import type { KernelTree } from '../tree/tree.js';
+import { authorIdent, splitIdent } from './generate.js';
+import { getHeader, joinMail, setHeaders, splitMail } from './mail.js';
+import { branchName, loadSeries, saveRecord, type SeriesRecord } from './store.js';
+
+export interface EmitOptions {
+  tree: KernelTree;
+  name?: string;
+  version?: number;
+  /** The out/ folder; the series goes to <out>/<series>/v<N>/. */
+  out: string;
+  rfc?: boolean;
+  subjectPrefix?: string;
+  /** What changed since the previous version; required from v2 on unless given before. */
+  notes?: string[];
+  /** Extra recipients for every message. */
+  to?: string[];
+  cc?: string[];
+  /** Whether get_maintainer may look at git history (default: only when the tree has some). */
+  useGitHistory?: boolean;
+}
+
+export interface EmittedMessage {
+  file: string;
+  subject: string;
+  messageId: string;
+  inReplyTo: string | undefined;
+  to: string[];
+  cc: string[];
+}
+
+export interface EmitResult {
+  dir: string;
+  series: string;
+  version: number;
+  mbox: string;
+  messages: EmittedMessage[];
+}
+
+export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
+  const { tree } = opts;
+  const rec = await loadSeries(tree, opts.name, opts.version);
+  const notes = opts.notes?.length ? opts.notes : rec.notes;
+  if (rec.version > 1 && !notes?.length) {
+    throw new UsageError(`${branchName(rec.name, rec.version)} is a new version: say what changed`, `add --notes "what changed since v${rec.version - 1}" (repeat for each change)`);
+  }
+  if (notes && notes !== rec.notes) saveRecord(tree, { ...rec, notes });
+  const previous = rec.version > 1 ? await loadSeries(tree, rec.name, rec.version - 1).catch(() => undefined) : undefined;
+  const changelog = await changelogOf(tree, { ...rec, notes });
+  const count = Number((await gitRaw(tree.root, ['rev-list', '--count', `${rec.base}..${rec.tip}`])).trim());
+  const from = await authorIdent(tree, (await gitRaw(tree.root, ['log', '-1', '--format=%an <%ae>', rec.tip])).trim());
+  const domain = splitIdent(from).email.split('@')[1]!;
+
+  const dir = path.join(opts.out, rec.name, `v${rec.version}`);
+  const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-emit-'));
+  try {
+    const args = ['format-patch', '-q', '-o', staging, `--base=${rec.base}`, '--no-thread', '--stat=72'];
+    args.push(`--subject-prefix=${opts.subjectPrefix ?? 'PATCH'}`);
+    if (opts.rfc) args.push('--rfc');
+    if (rec.version > 1) args.push(`-v${rec.version}`);
+    if (count > 1) args.push('--cover-letter');
+    if (previous) args.push(`--range-diff=${previous.base}..${previous.tip}`);
+    args.push(`${rec.base}..${rec.tip}`);
+    await gitRaw(tree.root, args);
+    const files = fs.readdirSync(staging).filter((f) => f.endsWith('.patch')).sort();
+
+    const useGit = opts.useGitHistory ?? (await hasHistory(tree));
+    const recipients = await mapLimit(files, os.cpus().length, async (f) =>
+      f.includes('0000-cover-letter') ? undefined : runGetMaintainer(tree.root, path.join(staging, f), { useGit }),
+    );
+    const patchRecipients = recipients.filter((r): r is Recipients => r !== undefined);
+    const union = {
+      to: unique(patchRecipients.flatMap((r) => r.to)),
+      cc: unique(patchRecipients.flatMap((r) => r.cc)),
+    };
+    const commits = (await gitRaw(tree.root, ['rev-list', '--reverse', `${rec.base}..${rec.tip}`])).trim().split('\n');
+    const idOf = (index: number) => `<kseries-${rec.name}-v${rec.version}-${index}-${(index === 0 ? rec.tip : commits[index - 1]!).slice(0, 12)}@${domain}>`;
+    const threadRoot = idOf(count > 1 ? 0 : 1);
+
+    const messages: EmittedMessage[] = [];
+    const texts: string[] = [];
+    for (const [i, f] of files.entries()) {
+      const isCover = f.includes('0000-cover-letter');
+      const index = isCover ? 0 : Number(/(\d{4})-/.exec(f)![1]);
+      const mail = splitMail(fs.readFileSync(path.join(staging, f), 'utf8'));
+      if (isCover) mail.body = fillCover(mail.body, rec, changelog);
+      else if (count === 1 && changelog) mail.body = addPatchChangelog(mail.body, changelog);
+      const own = isCover ? union : recipients[i]!;
+      const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
+      const cc = unique([...own.cc, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
+      const messageId = idOf(index);
+      const inReplyTo = messageId === threadRoot ? undefined : threadRoot;
+      mail.headers = setHeaders(mail.headers, [
+        ['Message-Id', messageId],
+        ['In-Reply-To', inReplyTo ?? ''],
+        ['References', inReplyTo ?? ''],
+        ['To', to],
+        ['Cc', cc],
+      ]);
+      const name = isCover ? '0000-cover-letter.patch' : f.replace(/^v\d+-/, '');
+      messages.push({ file: name, subject: getHeader(mail.headers, 'Subject') ?? '', messageId, inReplyTo, to, cc });
+      texts.push(joinMail(mail));
+    }
+    writeOut(dir, messages.map((m) => m.file), texts);
+    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages };
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** Nobody is a maintainer (e.g. a file only LKML covers): the lists become the To. */
+function toOrLists(r: Recipients): string[] {
+  return r.to.length > 0 ? r.to : r.cc;
+}
+
+function fillCover(body: string, rec: SeriesRecord, changelog: string): string {
+  const blurb = changelog ? `${rec.cover.body}\n\n${changelog}` : rec.cover.body;
+  return body.replace('*** SUBJECT HERE ***', rec.cover.subject).replace('*** BLURB HERE ***', blurb);
+}
+
+/** For a single patch, the changelog goes below the `---`, where git am drops it. */
+function addPatchChangelog(body: string, changelog: string): string {
+  const at = body.indexOf('\n---\n');
+  if (at < 0) return body;
+  return `${body.slice(0, at + 5)}${changelog}\n\n${body.slice(at + 5)}`;
+}
+
+/** "Changes in vN:" sections for every version from 2 to this one, newest first. */
+async function changelogOf(tree: KernelTree, rec: SeriesRecord): Promise<string> {
+  const sections: string[] = [];
+  for (let v = rec.version; v >= 2; v--) {
+    const notes = v === rec.version ? rec.notes : (await loadSeries(tree, rec.name, v).catch(() => undefined))?.notes;
+    if (notes?.length) sections.push(`Changes in v${v}:\n${notes.map((n) => `- ${n}`).join('\n')}`);
+  }
+  return sections.join('\n\n');
+}
+
+function writeOut(dir: string, names: string[], texts: string[]): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    for (const old of fs.readdirSync(dir)) if (old.endsWith('.patch') || old === 'series.mbox') fs.rmSync(path.join(dir, old));
+    names.forEach((n, i) => fs.writeFileSync(path.join(dir, n), texts[i]!));
+    fs.writeFileSync(path.join(dir, 'series.mbox'), texts.join('\n'));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new OutputError(`cannot write ${err.path ?? dir}: ${err.code ?? err.message}`, 'choose a writable folder with --out, or fix its permissions');
+  }
+}
+
+async function hasHistory(tree: KernelTree): Promise<boolean> {
+  const shallow = (await gitRaw(tree.root, ['rev-parse', '--is-shallow-repository'])).trim() === 'true';
+  if (shallow) return false;
+  return (await gitRaw(tree.root, ['rev-list', '--count', '--max-count=2', 'HEAD'])).trim() === '2';
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

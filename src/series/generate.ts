@@ -1,0 +1,131 @@
+// `kseries generate`: plan a recipe against the tree, then commit it, one commit per patch, on kseries/<series>/v<N>.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import type { LoadedRecipe } from '../recipes/load.js';
+import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
+import type { KernelTree } from '../tree/tree.js';
+import { planSeries, type PlannedPatch, type SeriesPlan } from './plan.js';
+import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
+import { withLock, worktreeAt } from './workspace.js';
+
+export interface GenerateOptions {
+  tree: KernelTree;
+  recipe: LoadedRecipe;
+  given: Record<string, string>;
+  /** Commit to base the series on (default: the tree's HEAD). */
+  base?: string;
+  /** "Name <email>" of the author (default: git config of the tree). */
+  from?: string;
+  /** Version to create (default: the next one, or the newest when nothing changed). */
+  version?: number;
+}
+
+export interface GenerateResult {
+  name: string;
+  version: number;
+  branch: string;
+  base: string;
+  commits: { sha: string; subject: string }[];
+  /** True when the newest version already holds exactly this series, so no new version was made. */
+  unchanged: boolean;
+  plan: SeriesPlan;
+}
+
+export async function generateSeries(opts: GenerateOptions): Promise<GenerateResult> {
+  const { tree } = opts;
+  const base = await resolveCommit(tree, opts.base ?? 'HEAD');
+  const author = await authorIdent(tree, opts.from);
+  const plan = await planSeries({ recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f) });
+  const versions = await seriesVersions(tree, plan.name);
+  if (opts.version !== undefined && versions.includes(opts.version)) {
+    throw new UsageError(`${branchName(plan.name, opts.version)} already exists`, 'leave out -v to make the next version');
+  }
+  return withLock(tree, async () => {
+    const { tip, commits } = await commitPlan(tree, base, plan.patches, author);
+    const latest = versions[versions.length - 1];
+    if (opts.version === undefined && latest !== undefined && (await sameSeries(tree, plan.name, latest, base, tip))) {
+      const rec = await loadSeries(tree, plan.name, latest);
+      return { name: plan.name, version: latest, branch: branchName(plan.name, latest), base, commits: await listCommits(tree, base, rec.tip), unchanged: true, plan };
+    }
+    const version = opts.version ?? (latest ?? 0) + 1;
+    saveRecord(tree, {
+      name: plan.name,
+      version,
+      recipe: plan.recipe,
+      params: plan.params,
+      base,
+      tip,
+      cover: plan.cover,
+      createdAt: new Date().toISOString(),
+    });
+    await gitRaw(tree.root, ['branch', branchName(plan.name, version), tip]);
+    return { name: plan.name, version, branch: branchName(plan.name, version), base, commits, unchanged: false, plan };
+  });
+}
+
+/** Commit the patches on `base` in kseries' worktree; returns the tip. No branch is touched. */
+export async function commitPlan(tree: KernelTree, base: string, patches: PlannedPatch[], author: string) {
+  const wt = await worktreeAt(tree, base);
+  const { name, email } = splitIdent(author);
+  const configured = await gitTry(tree.root, ['config', 'user.email']);
+  const env: Record<string, string> = configured ? {} : { GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
+  const commits: { sha: string; subject: string }[] = [];
+  for (const patch of patches) {
+    for (const change of patch.changes) {
+      const file = path.join(wt, change.file);
+      if (change.after === undefined) fs.rmSync(file, { force: true });
+      else {
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, change.after);
+      }
+    }
+    await gitRaw(wt, ['add', '-A', '--', ...patch.changes.map((c) => c.file)]);
+    const message = `${patch.subject}\n\n${patch.body ? `${patch.body}\n\n` : ''}Signed-off-by: ${author}\n`;
+    await gitRaw(wt, ['commit', '-q', '--no-verify', '--cleanup=whitespace', `--author=${author}`, '-m', message], env);
+    commits.push({ sha: (await gitRaw(wt, ['rev-parse', 'HEAD'])).trim(), subject: patch.subject });
+  }
+  return { tip: commits[commits.length - 1]!.sha, commits };
+}
+
+async function sameSeries(tree: KernelTree, name: string, version: number, base: string, tip: string): Promise<boolean> {
+  const rec = await loadSeries(tree, name, version).catch(() => undefined);
+  if (!rec || rec.base !== base) return false;
+  const messages = (from: string, to: string) => gitRaw(tree.root, ['log', '--format=%T%n%B', `${from}..${to}`]);
+  return (await messages(base, rec.tip)) === (await messages(base, tip));
+}
+
+async function listCommits(tree: KernelTree, base: string, tip: string) {
+  const out = await gitRaw(tree.root, ['log', '--reverse', '--format=%H %s', `${base}..${tip}`]);
+  return out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => ({ sha: l.slice(0, 40), subject: l.slice(41) }));
+}
+
+async function resolveCommit(tree: KernelTree, rev: string): Promise<string> {
+  const sha = await gitTry(tree.root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]);
+  if (!sha?.trim()) throw new UsageError(`--base ${rev} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
+  return sha.trim();
+}
+
+/** "Name <email>" from --from or the tree's git config. */
+export async function authorIdent(tree: KernelTree, from?: string): Promise<string> {
+  if (from !== undefined) {
+    splitIdent(from);
+    return from.trim();
+  }
+  const name = (await gitTry(tree.root, ['config', 'user.name']))?.trim();
+  const email = (await gitTry(tree.root, ['config', 'user.email']))?.trim();
+  if (!name || !email) {
+    throw new UsageError('no author: git config user.name/user.email are not set', 'pass --from "Your Name <you@example.org>" or run git config --global user.name/user.email');
+  }
+  return `${name} <${email}>`;
+}
+
+export function splitIdent(ident: string): { name: string; email: string } {
+  const m = /^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(ident);
+  if (!m) throw new UsageError(`--from ${JSON.stringify(ident)} is not "Name <email>"`, 'e.g. --from "Ada Lovelace <ada@example.org>"');
+  return { name: m[1]!, email: m[2]! };
+}

@@ -1,0 +1,143 @@
+// Planning a series: parameters, recipe code and templates in; subjects, bodies and file changes out. Touches no files.
+import path from 'node:path';
+import { ApplyError, RecipeError, TemplateError } from '../errors.js';
+import { applyEdit, type RenderedEdit } from '../edits/apply.js';
+import { FileOverlay, type FileChange, type ReadBase } from '../edits/overlay.js';
+import type { LoadedRecipe } from '../recipes/load.js';
+import type { RecipeContext } from '../recipes/types.js';
+import type { EditSpec, PatchSpec } from '../templates/manifest.js';
+import { resolveParams, type Params } from '../templates/params.js';
+import { compileTemplate, loadTemplate, type Render, type TemplateVars } from '../templates/render.js';
+
+export interface PlannedPatch {
+  subject: string;
+  body: string;
+  changes: FileChange[];
+}
+
+export interface SeriesPlan {
+  recipe: string;
+  name: string;
+  params: Params;
+  cover: { subject: string; body: string };
+  patches: PlannedPatch[];
+}
+
+export interface PlanInput {
+  recipe: LoadedRecipe;
+  given: Record<string, string>;
+  tree: { root: string; version: string };
+  readBase: ReadBase;
+}
+
+export async function planSeries({ recipe, given, tree, readBase }: PlanInput): Promise<SeriesPlan> {
+  const { manifest, code } = recipe;
+  const params = resolveParams(manifest.id, manifest.params, given);
+  const templates = new TemplateCache(manifest.dir);
+  const inline = (text: string, field: string) => templates.inline(text, field);
+  const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars) };
+  const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...(await code?.prepare?.(ctx, params)) };
+
+  const name = oneLine(inline(manifest.series, 'series')(vars), `${manifest.id}: series name`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes('..')) {
+    throw new RecipeError(`${manifest.id}: series name "${name}" cannot name a branch`, 'the series template must give letters, digits, . _ -');
+  }
+
+  const patches: PlannedPatch[] = [];
+  let files = new FileOverlay(readBase);
+  for (const [index, spec] of manifest.patches.entries()) {
+    for (const patchVars of expand(spec, vars, `${manifest.id}: patches[${index}]`)) {
+      const where = `patches[${index}]`;
+      for (const [i, edit] of spec.edits.entries()) {
+        const rendered = await renderEdit(edit, patchVars, `${where}.edits[${i}]`, templates, files, ctx, recipe);
+        await applyEdit(files, rendered);
+      }
+      const subject = oneLine(inline(spec.subject, `${where}.subject`)(patchVars), `${manifest.id}: ${where}.subject`);
+      const changes = files.changes();
+      if (changes.length === 0) throw new ApplyError(`${manifest.id}: patch "${subject}" changes nothing`, 'check its edits');
+      patches.push({ subject, body: templates.file(spec.body)(patchVars).trim(), changes });
+      const previous = files;
+      files = new FileOverlay((f) => previous.read(f));
+    }
+  }
+  return {
+    recipe: manifest.id,
+    name,
+    params,
+    cover: {
+      subject: oneLine(inline(manifest.cover.subject, 'cover.subject')(vars), `${manifest.id}: cover.subject`),
+      body: templates.file(manifest.cover.template)(vars).trim(),
+    },
+    patches,
+  };
+}
+
+function expand(spec: PatchSpec, vars: TemplateVars, where: string): TemplateVars[] {
+  if (spec.each === undefined) return [vars];
+  const list = vars[spec.each];
+  if (!Array.isArray(list)) throw new RecipeError(`${where}.each: "${spec.each}" is not a list variable`, 'name a list the recipe provides');
+  return list.map((item) => ({ ...vars, ...(item as TemplateVars) }));
+}
+
+async function renderEdit(
+  edit: EditSpec,
+  vars: TemplateVars,
+  where: string,
+  templates: TemplateCache,
+  files: FileOverlay,
+  ctx: RecipeContext,
+  recipe: LoadedRecipe,
+): Promise<RenderedEdit> {
+  const source = `${recipe.manifest.id}: ${where}`;
+  const field = (text: string, name: string) => templates.inline(text, `${where}.${name}`)(vars).trim();
+  switch (edit.kind) {
+    case 'diff':
+      return { kind: 'diff', source: `${source} (${edit.template})`, diff: templates.file(edit.template)(vars) };
+    case 'new-file':
+      return { kind: 'new-file', source, file: field(edit.file, 'file'), text: templates.file(edit.template)(vars) };
+    case 'insert':
+      return {
+        kind: 'insert',
+        source,
+        file: field(edit.file, 'file'),
+        anchor: edit.anchor,
+        regex: edit.regex,
+        position: edit.position,
+        text: templates.file(edit.template)(vars),
+      };
+    case 'transform': {
+      const transform = recipe.code?.transform;
+      if (!transform) throw new RecipeError(`${source}: a transform edit needs recipe code`, 'this recipe has no code; use diff, insert or new-file');
+      const file = field(edit.file, 'file');
+      const text = await files.read(file);
+      if (text === undefined) throw new ApplyError(`${source}: ${file} does not exist in the tree`, 'check the file parameter');
+      return { kind: 'replace-file', source, file, text: transform(ctx, file, text, vars) };
+    }
+  }
+}
+
+class TemplateCache {
+  private readonly cache = new Map<string, Render>();
+  constructor(private readonly dir: string) {}
+
+  file(relative: string): Render {
+    const full = path.resolve(this.dir, relative);
+    if (!full.startsWith(this.dir + path.sep)) throw new TemplateError(`${relative}: template path leaves the recipe folder`, 'name a file inside the recipe');
+    let r = this.cache.get(full);
+    if (!r) this.cache.set(full, (r = loadTemplate(full, path.relative(process.cwd(), full) || full)));
+    return r;
+  }
+
+  inline(text: string, field: string): Render {
+    const k = `inline:${field}:${text}`;
+    let r = this.cache.get(k);
+    if (!r) this.cache.set(k, (r = compileTemplate(text, `${path.join(this.dir, 'manifest.json')} (${field})`)));
+    return r;
+  }
+}
+
+function oneLine(text: string, what: string): string {
+  const t = text.trim();
+  if (!t || t.includes('\n')) throw new TemplateError(`${what}: must render to one non-empty line, got ${JSON.stringify(t)}`, 'fix the template');
+  return t;
+}

@@ -1,0 +1,71 @@
+// Series versions: a branch kseries/<name>/v<N> per version, and a record of what made it (base, cover letter).
+import fs from 'node:fs';
+import path from 'node:path';
+import { SeriesError } from '../errors.js';
+import { gitRaw } from '../tools/git.js';
+import type { KernelTree } from '../tree/tree.js';
+import type { Params } from '../templates/params.js';
+import { kseriesDir } from './workspace.js';
+
+export interface SeriesRecord {
+  name: string;
+  version: number;
+  recipe: string;
+  params: Params;
+  base: string;
+  tip: string;
+  cover: { subject: string; body: string };
+  createdAt: string;
+  /** What changed since the previous version (from emit --notes), one line per change. */
+  notes?: string[];
+}
+
+export function branchName(name: string, version: number): string {
+  return `kseries/${name}/v${version}`;
+}
+
+function recordFile(tree: KernelTree, name: string, version: number): string {
+  return path.join(kseriesDir(tree), 'series', name, `v${version}.json`);
+}
+
+export function saveRecord(tree: KernelTree, rec: SeriesRecord): void {
+  const file = recordFile(tree, rec.name, rec.version);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(rec, null, 2)}\n`);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** Versions of a series that have a branch, ascending. */
+export async function seriesVersions(tree: KernelTree, name: string): Promise<number[]> {
+  const refs = await gitRaw(tree.root, ['for-each-ref', '--format=%(refname:strip=2)', `refs/heads/kseries/${name}/`]);
+  return refs
+    .split('\n')
+    .map((r) => new RegExp(`^kseries/${name.replace(/[.]/g, '\\.')}/v(\\d+)$`).exec(r)?.[1])
+    .filter((v): v is string => v !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+/** All series names with at least one branch, the most recently generated first. */
+export async function listSeries(tree: KernelTree): Promise<string[]> {
+  const refs = await gitRaw(tree.root, ['for-each-ref', '--sort=-committerdate', '--format=%(refname:strip=2)', 'refs/heads/kseries/']);
+  const names = refs.split('\n').map((r) => /^kseries\/(.+)\/v\d+$/.exec(r)?.[1]).filter((n): n is string => n !== undefined);
+  return [...new Set(names)];
+}
+
+/** The record of one version (the newest when none is named), with the branch's current tip. */
+export async function loadSeries(tree: KernelTree, name?: string, version?: number): Promise<SeriesRecord> {
+  const series = name ?? (await listSeries(tree))[0];
+  if (!series) throw new SeriesError('no series has been generated in this tree', 'run `kseries generate <recipe> --set ...` first');
+  const versions = await seriesVersions(tree, series);
+  const v = version ?? versions[versions.length - 1];
+  if (v === undefined || !versions.includes(v)) {
+    const known = versions.length ? `it has ${versions.map((x) => `v${x}`).join(', ')}` : 'see `kseries series`';
+    throw new SeriesError(`no series ${series}${version ? ` v${version}` : ''} in this tree`, known);
+  }
+  const file = recordFile(tree, series, v);
+  if (!fs.existsSync(file)) throw new SeriesError(`${branchName(series, v)} was not made by kseries generate`, 'generate the series again');
+  const rec = JSON.parse(fs.readFileSync(file, 'utf8')) as SeriesRecord;
+  rec.tip = (await gitRaw(tree.root, ['rev-parse', `${branchName(series, v)}^{commit}`])).trim();
+  return rec;
+}

@@ -1,0 +1,66 @@
+// kseries' own worktree and lock, kept in the tree's git directory: the user's branch, index and files are never used.
+import fs from 'node:fs';
+import path from 'node:path';
+import { LockedError } from '../errors.js';
+import { gitRaw, gitTry } from '../tools/git.js';
+import type { KernelTree } from '../tree/tree.js';
+
+export function kseriesDir(tree: KernelTree): string {
+  return path.join(tree.gitCommonDir, 'kseries');
+}
+
+/** Hold the tree's lock while `work` runs; a lock left by a dead process is taken over. */
+export async function withLock<T>(tree: KernelTree, work: () => Promise<T>): Promise<T> {
+  const dir = kseriesDir(tree);
+  fs.mkdirSync(dir, { recursive: true });
+  const lock = path.join(dir, 'lock');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(lock);
+      const holder = Number(fs.readFileSync(lock, 'utf8'));
+      if (holder && holder !== process.pid && alive(holder)) throw lockedError(lock, holder);
+      fs.rmSync(lock, { force: true });
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+function lockedError(lock: string, pid?: number): LockedError {
+  return new LockedError(`another kseries run${pid ? ` (pid ${pid})` : ''} holds ${lock}`, 'wait for it to finish; remove the file if no kseries is running');
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The worktree kseries commits in, checked out (detached, clean) at `commit`. Whatever an interrupted run left in it
+ * is thrown away here: it only ever holds kseries' own uncommitted work.
+ */
+export async function worktreeAt(tree: KernelTree, commit: string): Promise<string> {
+  const dir = path.join(kseriesDir(tree), 'worktree');
+  const registered = (await gitRaw(tree.root, ['worktree', 'list', '--porcelain'])).split('\n').includes(`worktree ${dir}`);
+  if (!registered || !fs.existsSync(path.join(dir, '.git'))) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await gitRaw(tree.root, ['worktree', 'prune']);
+    await gitRaw(tree.root, ['worktree', 'add', '--detach', '--force', dir, commit]);
+    return dir;
+  }
+  await gitTry(dir, ['am', '--abort']);
+  await gitRaw(dir, ['reset', '-q', '--hard']);
+  await gitRaw(dir, ['clean', '-q', '-fd']);
+  await gitRaw(dir, ['checkout', '-q', '--detach', commit]);
+  return dir;
+}

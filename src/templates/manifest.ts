@@ -1,0 +1,128 @@
+// A recipe's manifest: patch-templates/<id>/manifest.json. Validated here so a user's recipe fails with a clear line.
+import fs from 'node:fs';
+import path from 'node:path';
+import { RecipeError } from '../errors.js';
+import { PARAM_TYPES, type ParamSpec } from './params.js';
+
+export type EditSpec =
+  /** A rendered unified diff, applied with context tolerance. */
+  | { kind: 'diff'; template: string }
+  /** A rendered fragment placed before/after an anchor line, or replacing it. */
+  | { kind: 'insert'; file: string; anchor: string; regex: boolean; position: 'before' | 'after' | 'replace'; template: string }
+  /** A rendered new file. */
+  | { kind: 'new-file'; file: string; template: string }
+  /** The recipe code's transform of a file. */
+  | { kind: 'transform'; file: string };
+
+export interface PatchSpec {
+  /** Inline template of the commit subject. */
+  subject: string;
+  /** Template file of the commit body. */
+  body: string;
+  edits: EditSpec[];
+  /** Name of a list variable: one patch per element, the element's fields added to the variables. */
+  each?: string;
+}
+
+export interface Manifest {
+  id: string;
+  dir: string;
+  description: string;
+  /** Inline template of the series name (branch kseries/<series>/v<N>, out/<series>/). */
+  series: string;
+  /** Id of built-in recipe code to use; defaults to the recipe id when such code exists. */
+  code?: string;
+  params: Record<string, ParamSpec>;
+  cover: { subject: string; template: string };
+  patches: PatchSpec[];
+}
+
+export function readManifest(dir: string): Manifest {
+  const file = path.join(dir, 'manifest.json');
+  const where = (field: string) => `${file}: ${field}`;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    const why = e instanceof SyntaxError ? `not valid JSON (${e.message})` : 'cannot be read';
+    throw new RecipeError(`${file}: ${why}`, 'a recipe folder needs a manifest.json; see README "Writing a recipe"');
+  }
+  const m = object(raw, where('top level'));
+  const params: Record<string, ParamSpec> = {};
+  for (const [name, spec] of Object.entries(object(m.params ?? {}, where('params')))) {
+    const p = object(spec, where(`params.${name}`));
+    const type = str(p.type, where(`params.${name}.type`));
+    if (!PARAM_TYPES.includes(type as ParamSpec['type'])) {
+      throw new RecipeError(`${where(`params.${name}.type`)}: unknown type "${type}"`, `use one of ${PARAM_TYPES.join(', ')}`);
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RecipeError(`${where(`params.${name}`)}: not a valid name`, 'use letters, digits and _');
+    const def = p.default;
+    if (def !== undefined && !['string', 'number', 'boolean'].includes(typeof def)) {
+      throw new RecipeError(`${where(`params.${name}.default`)}: must be a string, number or boolean`, 'fix the manifest');
+    }
+    params[name] = { type: type as ParamSpec['type'], help: str(p.help ?? '', where(`params.${name}.help`)), default: def as ParamSpec['default'] };
+  }
+  const cover = object(m.cover, where('cover'));
+  const patchList = m.patches;
+  if (!Array.isArray(patchList) || patchList.length === 0) throw new RecipeError(`${where('patches')}: must be a non-empty list`, 'declare at least one patch');
+  return {
+    id: path.basename(dir),
+    dir,
+    description: str(m.description, where('description')),
+    series: str(m.series, where('series')),
+    code: m.code === undefined ? undefined : str(m.code, where('code')),
+    params,
+    cover: { subject: str(cover.subject, where('cover.subject')), template: str(cover.template, where('cover.template')) },
+    patches: patchList.map((p, i) => readPatch(p, where(`patches[${i}]`))),
+  };
+}
+
+function readPatch(raw: unknown, where: string): PatchSpec {
+  const p = object(raw, where);
+  if (!Array.isArray(p.edits) || p.edits.length === 0) throw new RecipeError(`${where}.edits: must be a non-empty list`, 'a patch needs at least one edit');
+  return {
+    subject: str(p.subject, `${where}.subject`),
+    body: str(p.body, `${where}.body`),
+    each: p.each === undefined ? undefined : str(p.each, `${where}.each`),
+    edits: p.edits.map((e, i) => readEdit(e, `${where}.edits[${i}]`)),
+  };
+}
+
+function readEdit(raw: unknown, where: string): EditSpec {
+  const e = object(raw, where);
+  const kind = str(e.kind, `${where}.kind`);
+  switch (kind) {
+    case 'diff':
+      return { kind, template: str(e.template, `${where}.template`) };
+    case 'new-file':
+      return { kind, file: str(e.file, `${where}.file`), template: str(e.template, `${where}.template`) };
+    case 'transform':
+      return { kind, file: str(e.file, `${where}.file`) };
+    case 'insert': {
+      const position = str(e.position ?? 'after', `${where}.position`);
+      if (position !== 'before' && position !== 'after' && position !== 'replace') {
+        throw new RecipeError(`${where}.position: "${position}" is not before, after or replace`, 'fix the manifest');
+      }
+      return {
+        kind,
+        file: str(e.file, `${where}.file`),
+        anchor: str(e.anchor, `${where}.anchor`),
+        regex: e.regex === true,
+        position,
+        template: str(e.template, `${where}.template`),
+      };
+    }
+    default:
+      throw new RecipeError(`${where}.kind: unknown edit kind "${kind}"`, 'use diff, insert, new-file or transform');
+  }
+}
+
+function object(v: unknown, where: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new RecipeError(`${where}: must be an object`, 'fix the manifest');
+  return v as Record<string, unknown>;
+}
+
+function str(v: unknown, where: string): string {
+  if (typeof v !== 'string') throw new RecipeError(`${where}: must be a string`, 'fix the manifest');
+  return v;
+}

@@ -1,0 +1,41 @@
+// git, through simple-git (argument arrays, an explicit working directory, no shell).
+import { simpleGit, type SimpleGit } from 'simple-git';
+import { MissingToolError, ToolFailedError } from '../errors.js';
+
+export function git(cwd: string, env?: Record<string, string>): SimpleGit {
+  const g = simpleGit({ baseDir: cwd, config: ['core.quotepath=off', 'advice.detachedHead=false'] });
+  return env ? g.env({ ...process.env, LC_ALL: 'C', ...env }) : g;
+}
+
+/** `git args...` in cwd, its stdout; failures become one-line errors. */
+export async function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
+  try {
+    return await git(cwd, env).raw(args);
+  } catch (e) {
+    throw gitError(e, args);
+  }
+}
+
+/** Like gitRaw, but undefined instead of an error (for probes such as "does this ref exist"). */
+export async function gitTry(cwd: string, args: string[]): Promise<string | undefined> {
+  try {
+    return await git(cwd).raw(args);
+  } catch (e) {
+    if (/ENOENT/.test(String(e))) throw gitError(e, args);
+    return undefined;
+  }
+}
+
+function gitError(e: unknown, args: string[]): Error {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/spawn git ENOENT|ENOENT/.test(msg) && !/fatal/.test(msg)) {
+    return new MissingToolError('git is not installed', 'apt-get install git  (or run: kseries doctor --install)');
+  }
+  const line = msg.split('\n').map((l) => l.trim()).filter(Boolean).find((l) => /^(fatal|error):/.test(l)) ?? msg.split('\n')[0];
+  return new ToolFailedError(`git ${args[0]} failed: ${line}`, 'see `git status` in the kseries worktree, or rerun with --debug');
+}
+
+/** The file's text at a commit, or undefined when it does not exist there. */
+export async function readAtCommit(cwd: string, commit: string, file: string): Promise<string | undefined> {
+  return gitTry(cwd, ['show', `${commit}:${file}`]);
+}

@@ -1,0 +1,105 @@
+// The tree's own scripts/checkpatch.pl and scripts/get_maintainer.pl, run from the tree top.
+import { run } from './run.js';
+
+/** The one place checkpatch's flags are defined. */
+export const CHECKPATCH_FLAGS = ['--terse', '--show-types', '--no-summary', '--mailback', '--color=never'] as const;
+
+export type Level = 'error' | 'warning' | 'check';
+
+export interface CheckpatchFinding {
+  level: Level;
+  type: string;
+  /** Source file the finding is about, when the patch line belongs to a file's hunk. */
+  file: string | undefined;
+  /** Line in that source file (after the patch), or in the patch when no file applies. */
+  line: number;
+  message: string;
+}
+
+export interface CheckpatchResult {
+  errors: number;
+  warnings: number;
+  checks: number;
+  findings: CheckpatchFinding[];
+}
+
+/** Run checkpatch on one patch (mail text on stdin). Exit code 1 means "found something", not failure. */
+export async function runCheckpatch(treeRoot: string, patch: string, opts: { strict?: boolean } = {}): Promise<CheckpatchResult> {
+  const args = ['scripts/checkpatch.pl', ...CHECKPATCH_FLAGS, ...(opts.strict ? ['--strict'] : []), '-'];
+  const res = await run('perl', args, { cwd: treeRoot, input: patch, okCodes: [0, 1] });
+  return parseCheckpatch(res.stdout, patch);
+}
+
+export function parseCheckpatch(output: string, patch: string): CheckpatchResult {
+  const where = patchLineMap(patch);
+  const findings: CheckpatchFinding[] = [];
+  for (const line of output.split('\n')) {
+    const m = /^.*?:(\d+): (ERROR|WARNING|CHECK):([A-Z0-9_]+): (.*)$/.exec(line);
+    if (!m) continue;
+    const patchLine = Number(m[1]);
+    const at = where.get(patchLine);
+    findings.push({
+      level: m[2]!.toLowerCase() as Level,
+      type: m[3]!,
+      file: at?.file,
+      line: at?.line ?? patchLine,
+      message: m[4]!.trim(),
+    });
+  }
+  const count = (l: Level) => findings.filter((f) => f.level === l).length;
+  return { errors: count('error'), warnings: count('warning'), checks: count('check'), findings };
+}
+
+/** Patch line number (1-based) → source file and new-side line, for lines inside hunks. */
+export function patchLineMap(patch: string): Map<number, { file: string; line: number }> {
+  const map = new Map<number, { file: string; line: number }>();
+  let file: string | undefined;
+  let newLine = 0;
+  patch.split('\n').forEach((text, i) => {
+    const plus = /^\+\+\+ (?:b\/)?(.*)$/.exec(text);
+    if (plus) {
+      file = plus[1] === '/dev/null' ? undefined : plus[1];
+      return;
+    }
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
+    if (hunk) {
+      newLine = Number(hunk[1]);
+      return;
+    }
+    if (!file) return;
+    if (text.startsWith('+') || text.startsWith(' ')) {
+      map.set(i + 1, { file, line: newLine });
+      newLine++;
+    } else if (text.startsWith('-')) map.set(i + 1, { file, line: newLine });
+  });
+  return map;
+}
+
+export interface Recipients {
+  to: string[];
+  cc: string[];
+}
+
+/** get_maintainer.pl for one patch file: maintainers (and supporters) To, lists and reviewers Cc. */
+export async function runGetMaintainer(treeRoot: string, patchFile: string, opts: { useGit: boolean }): Promise<Recipients> {
+  const gitArgs = opts.useGit ? [] : ['--nogit', '--nogit-fallback'];
+  const res = await run('perl', ['scripts/get_maintainer.pl', ...gitArgs, patchFile], { cwd: treeRoot });
+  return parseGetMaintainer(res.stdout);
+}
+
+export function parseGetMaintainer(output: string): Recipients {
+  const to: string[] = [];
+  const cc: string[] = [];
+  for (const line of output.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const m = /^(.*?)\s+\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(line);
+    const address = m ? m[1]! : line;
+    const role = m ? m[2]! : '';
+    if (!address.includes('@')) continue;
+    (/^(maintainer|supporter|odd fixer|chief penguin)/i.test(role) ? to : cc).push(address);
+  }
+  return { to: unique(to), cc: unique(cc).filter((a) => !to.includes(a)) };
+}
+
+export function unique(list: readonly string[]): string[] {
+  return [...new Set(list)];
+}

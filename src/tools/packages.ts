@@ -1,0 +1,20 @@
+// Which Debian package provides each program kseries runs.
+const PACKAGES: Record<string, string> = {
+  git: 'git',
+  'git-send-email': 'git-email',
+  perl: 'perl',
+  make: 'make',
+  gcc: 'gcc',
+  objdump: 'binutils',
+  readelf: 'binutils',
+  flex: 'flex',
+  bison: 'bison',
+  bc: 'bc',
+  tar: 'tar',
+  xz: 'xz-utils',
+};
+
+export function packageFor(program: string): string {
+  const base = program.split('/').pop() ?? program;
+  return PACKAGES[base] ?? base;
+}

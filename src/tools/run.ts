@@ -1,0 +1,69 @@
+// The one choke point through which kseries starts programs: argument arrays, an explicit cwd, never a shell.
+import { spawn } from 'node:child_process';
+import { MissingToolError, ToolFailedError } from '../errors.js';
+import { packageFor } from './packages.js';
+
+export interface RunOptions {
+  cwd: string;
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  /** Exit codes that are results, not failures (default: only 0). */
+  okCodes?: number[];
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `program args...` in `cwd`; throw MissingToolError when it is not installed, ToolFailedError on a bad exit. */
+export async function run(program: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+  const result = await runRaw(program, args, opts);
+  const ok = opts.okCodes ?? [0];
+  if (!ok.includes(result.code)) {
+    const detail = lastLine(result.stderr) || lastLine(result.stdout) || `exit code ${result.code}`;
+    throw new ToolFailedError(
+      `${program} ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''} failed: ${detail}`,
+      `run it by hand in ${opts.cwd} to see the whole output`,
+    );
+  }
+  return result;
+}
+
+/** Like run(), but any exit code is returned instead of thrown. */
+export function runRaw(program: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, {
+      cwd: opts.cwd,
+      env: { ...process.env, LC_ALL: 'C', ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') {
+        const pkg = packageFor(program);
+        reject(new MissingToolError(`${program} is not installed`, `apt-get install ${pkg}  (or run: kseries doctor --install)`));
+      } else reject(e);
+    });
+    child.on('close', (code, signal) => {
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
+    });
+    child.stdin.on('error', () => {
+      /* the program may exit before reading its input; its exit code tells */
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines[lines.length - 1]?.trim() ?? '';
+}

@@ -1,0 +1,70 @@
+// Finding and describing the kernel tree kseries works on.
+import fs from 'node:fs';
+import path from 'node:path';
+import { TreeError } from '../errors.js';
+import { run } from '../tools/run.js';
+
+export interface KernelTree {
+  /** Top of the tree (the user's checkout or the provisioned one): read, never written. */
+  root: string;
+  /** The git directory shared by all its worktrees. */
+  gitCommonDir: string;
+  /** e.g. "6.12.117", from the top Makefile. */
+  version: string;
+}
+
+export interface TreeOptions {
+  tree?: string;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `--tree DIR`, else `$KSERIES_TREE`, else `kernel-tree/` in the current directory. */
+export function treeLocation(opts: TreeOptions): { dir: string; from: string } {
+  const env = opts.env ?? process.env;
+  if (opts.tree) return { dir: path.resolve(opts.cwd, opts.tree), from: '--tree' };
+  if (env.KSERIES_TREE) return { dir: path.resolve(opts.cwd, env.KSERIES_TREE), from: 'KSERIES_TREE' };
+  return { dir: path.resolve(opts.cwd, 'kernel-tree'), from: 'the default kernel-tree/' };
+}
+
+export async function openTree(opts: TreeOptions): Promise<KernelTree> {
+  const { dir, from } = treeLocation(opts);
+  if (!fs.existsSync(dir)) {
+    throw new TreeError(
+      `no kernel tree at ${dir} (${from})`,
+      'run `kseries tree init` to provision one, or pass --tree DIR / set KSERIES_TREE to a Linux git tree',
+    );
+  }
+  return describeTree(fs.realpathSync(dir));
+}
+
+/** Check that `dir` is the top of a Linux git tree and read its version. */
+export async function describeTree(dir: string): Promise<KernelTree> {
+  const version = readKernelVersion(dir);
+  if (!version || !fs.existsSync(path.join(dir, 'scripts', 'checkpatch.pl'))) {
+    throw new TreeError(`${dir} is not the top of a Linux source tree`, 'point --tree at the directory holding MAINTAINERS and Makefile');
+  }
+  const top = await run('git', ['rev-parse', '--show-toplevel'], { cwd: dir, okCodes: [0, 128] });
+  if (top.code !== 0 || path.resolve(top.stdout.trim()) !== dir) {
+    throw new TreeError(
+      `${dir} is not the top of a git repository`,
+      'kseries works on git trees: run `kseries tree init` to make one from the Debian source, or `git init` your tree',
+    );
+  }
+  const common = await run('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir });
+  return { root: dir, gitCommonDir: common.stdout.trim(), version };
+}
+
+/** "VERSION.PATCHLEVEL.SUBLEVEL" from the top Makefile, or undefined when it is not a kernel Makefile. */
+export function readKernelVersion(dir: string): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, 'Makefile'), 'utf8').slice(0, 2000);
+  } catch {
+    return undefined;
+  }
+  const field = (name: string) => new RegExp(`^${name}\\s*=\\s*(\\S*)`, 'm').exec(text)?.[1];
+  const [v, p, s] = [field('VERSION'), field('PATCHLEVEL'), field('SUBLEVEL')];
+  if (!v || !p) return undefined;
+  return s && s !== '0' ? `${v}.${p}.${s}` : `${v}.${p}`;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    setupFiles: ['test/helpers/setup.ts'],
+    // Integration tests share one kernel tree, its lock and two cores: one file at a time.
+    fileParallelism: false,
+    testTimeout: 15 * 60 * 1000,
+    hookTimeout: 20 * 60 * 1000,
+  },
+});
