@@ -26,7 +26,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .usage('$0 <command> [options]\n\nTurn a kernel change into a mailing-list-ready patch series.')
     .option('tree', { type: 'string', describe: 'Linux git tree (default: $KSERIES_TREE, else ./kernel-tree)' })
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
-    .option('recipes', { type: 'string', array: true, default: [], describe: 'extra folder(s) of recipes (also $KSERIES_RECIPES)' })
+    .option('recipes', { type: 'string', coerce: asList, describe: 'extra folder(s) of recipes (also $KSERIES_RECIPES)' })
     .option('debug', { type: 'boolean', default: false, describe: 'show stack traces' })
     .command('tree <action>', 'provision or show the kernel tree', (y: Argv) =>
       y
@@ -46,7 +46,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('generate <recipe>', 'render a recipe and commit it as kseries/<series>/v<N>', (y: Argv) =>
       y
         .positional('recipe', { type: 'string', demandOption: true })
-        .option('set', { type: 'string', array: true, default: [], describe: 'recipe parameter key=value' })
+        .option('set', { type: 'string', coerce: asList, describe: 'recipe parameter key=value' })
         .option('base', { type: 'string', describe: 'commit to base the series on (default HEAD)' })
         .option('from', { type: 'string', describe: 'author "Name <email>" (default: git config)' })
         .option('v', { alias: 'series-version', type: 'number', describe: 'version to create (default: next)' })
@@ -69,9 +69,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('out', { type: 'string', describe: 'output folder (default ./out)' })
         .option('rfc', { type: 'boolean', default: false, describe: 'subjects [RFC PATCH ...]' })
         .option('subject-prefix', { type: 'string', describe: 'instead of PATCH, e.g. "PATCH net-next"' })
-        .option('notes', { type: 'string', array: true, default: [], describe: 'a change since the previous version (repeat)' })
-        .option('to', { type: 'string', array: true, default: [], describe: 'extra To for every message' })
-        .option('cc', { type: 'string', array: true, default: [], describe: 'extra Cc for every message' })
+        .option('notes', { type: 'string', coerce: asList, describe: 'a change since the previous version (repeat)' })
+        .option('to', { type: 'string', coerce: asList, describe: 'extra To for every message' })
+        .option('cc', { type: 'string', coerce: asList, describe: 'extra Cc for every message' })
         .example('$0 emit static-key-cgroup_memory_nobpf --notes "keep the _RO variant"', ''),
       run((g, a) =>
         emit(io, g, {
@@ -147,6 +147,12 @@ function reportError(io: Io, e: unknown, debug: boolean): number {
   }
   io.err(`kseries: internal error (a bug): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   return EXIT_BUG;
+}
+
+/** A repeatable option (`--set a=1 --set b=2`) as a list; not yargs' `array`, which would swallow the command. */
+function asList(v: unknown): string[] {
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map(String);
 }
 
 function globals(args: Record<string, unknown>): GlobalOptions {

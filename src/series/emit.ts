@@ -90,7 +90,10 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       const isCover = f.includes('0000-cover-letter');
       const index = isCover ? 0 : Number(/(\d{4})-/.exec(f)![1]);
       const mail = splitMail(fs.readFileSync(path.join(staging, f), 'utf8'));
-      if (isCover) mail.body = fillCover(mail.body, rec, changelog);
+      if (isCover) {
+        mail.headers = mail.headers.replace('*** SUBJECT HERE ***', rec.cover.subject);
+        mail.body = mail.body.replace('*** BLURB HERE ***', changelog ? `${rec.cover.body}\n\n${changelog}` : rec.cover.body);
+      }
       else if (count === 1 && changelog) mail.body = addPatchChangelog(mail.body, changelog);
       const own = isCover ? union : recipients[i]!;
       const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
@@ -106,7 +109,9 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       ]);
       const name = isCover ? '0000-cover-letter.patch' : f.replace(/^v\d+-/, '');
       messages.push({ file: name, subject: getHeader(mail.headers, 'Subject') ?? '', messageId, inReplyTo, to, cc });
-      texts.push(joinMail(mail));
+      const text = joinMail(mail);
+      if (/\*\*\* (SUBJECT|BLURB) HERE \*\*\*/.test(text)) throw new Error(`${name}: placeholder text left in the cover letter`);
+      texts.push(text);
     }
     writeOut(dir, messages.map((m) => m.file), texts);
     return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages };
@@ -118,11 +123,6 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
 /** Nobody is a maintainer (e.g. a file only LKML covers): the lists become the To. */
 function toOrLists(r: Recipients): string[] {
   return r.to.length > 0 ? r.to : r.cc;
-}
-
-function fillCover(body: string, rec: SeriesRecord, changelog: string): string {
-  const blurb = changelog ? `${rec.cover.body}\n\n${changelog}` : rec.cover.body;
-  return body.replace('*** SUBJECT HERE ***', rec.cover.subject).replace('*** BLURB HERE ***', blurb);
 }
 
 /** For a single patch, the changelog goes below the `---`, where git am drops it. */

@@ -1,17 +1,22 @@
 // git, through simple-git (argument arrays, an explicit working directory, no shell).
 import { simpleGit, type SimpleGit } from 'simple-git';
-import { MissingToolError, ToolFailedError } from '../errors.js';
+import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
+import { run } from './run.js';
 
-export function git(cwd: string, env?: Record<string, string>): SimpleGit {
-  const g = simpleGit({ baseDir: cwd, config: ['core.quotepath=off', 'advice.detachedHead=false'] });
-  return env ? g.env({ ...process.env, LC_ALL: 'C', ...env }) : g;
+export function git(cwd: string): SimpleGit {
+  return simpleGit({ baseDir: cwd, config: ['core.quotepath=off', 'advice.detachedHead=false'] });
 }
 
-/** `git args...` in cwd, its stdout; failures become one-line errors. */
+/**
+ * `git args...` in cwd, its stdout; failures become one-line errors. With extra environment variables (an identity
+ * for a commit) it goes through run(): simple-git refuses any environment that holds GIT_CONFIG_GLOBAL or EDITOR.
+ */
 export async function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
   try {
-    return await git(cwd, env).raw(args);
+    if (env) return (await run('git', ['-c', 'core.quotepath=off', ...args], { cwd, env })).stdout;
+    return await git(cwd).raw(args);
   } catch (e) {
+    if (e instanceof KseriesError) throw e;
     throw gitError(e, args);
   }
 }

@@ -34,7 +34,7 @@ function describe(c: Conversion): TemplateVars {
     type: c.type,
     initiallyTrue: c.initiallyTrue,
     readOnlyAfterInit: c.readOnlyAfterInit,
-    defineMacro: c.declaration.after.replace(/\(.*$/s, ''),
+    defineMacro: /DEFINE_STATIC_KEY\w*/.exec(c.declaration.after)?.[0] ?? c.declaration.after,
     reads: c.reads,
     writes: c.writes,
     readCount: c.reads.length,

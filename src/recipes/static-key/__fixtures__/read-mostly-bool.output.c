@@ -14,7 +14,7 @@ struct sample_dev {
 };
 
 /* Set when "sample_trace" is on the command line. */
-DEFINE_STATIC_KEY_FALSE(sample_tracing_key);
+static DEFINE_STATIC_KEY_FALSE(sample_tracing_key);
 
 static void sample_slow_path(struct sample_dev *dev)
 {

@@ -5,7 +5,7 @@
 #include <linux/jump_label.h>
 #include "local.h"
 
-DEFINE_STATIC_KEY_TRUE_RO(widget_checks);
+static DEFINE_STATIC_KEY_TRUE_RO(widget_checks);
 
 static int __init widget_nochecks(char *str)
 {

@@ -1,0 +1,49 @@
+// The real kernel tree for integration tests: the provisioned cache, and throw-away clones of it as "a user's tree".
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { main } from '../../src/cli/main.js';
+import type { Io } from '../../src/commands/io.js';
+import { provisionTree } from '../../src/tree/provision.js';
+import { describeTree, type KernelTree } from '../../src/tree/tree.js';
+
+export const REPO_ROOT = path.resolve(__dirname, '../..');
+export const FIXTURE_RECIPES = path.join(REPO_ROOT, 'test', 'fixtures', 'recipes');
+
+/** The provisioned Linux 6.12 tree; provisioning failures fail the test (it never skips). */
+export async function provisionedTree(): Promise<KernelTree> {
+  const p = await provisionTree({ cwd: REPO_ROOT, log: (l) => console.error(`[tree] ${l}`) });
+  return p.tree;
+}
+
+/** A clone of the provisioned tree, sharing its objects: a user's own checkout that tests may dirty. */
+export async function cloneTree(): Promise<KernelTree> {
+  const source = await provisionedTree();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-linux-'));
+  execFileSync('git', ['clone', '-q', '--shared', source.root, dir]);
+  return describeTree(fs.realpathSync(dir));
+}
+
+export function removeTree(tree: KernelTree): void {
+  fs.rmSync(tree.root, { recursive: true, force: true });
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+}
+
+export interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Run the CLI in-process, as the executable would. */
+export async function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: Io = { out: (t) => out.push(t), err: (t) => err.push(t), cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env };
+  const code = await main(args, io);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
