@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/helpers/setup.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
     // Integration tests share one kernel tree, its lock and two cores: one file at a time.
     fileParallelism: false,
     testTimeout: 15 * 60 * 1000,

@@ -45,7 +45,7 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   if (opts.smtpServer) args.push(`--smtp-server=${opts.smtpServer}`);
   if (opts.smtpPort) args.push(`--smtp-server-port=${opts.smtpPort}`);
   if (opts.smtpEncryption) args.push(`--smtp-encryption=${opts.smtpEncryption}`);
-  args.push('--', ...files);
+  args.push(...files);
   const res = await run('git', args, { cwd: opts.cwd, env: { GIT_TERMINAL_PROMPT: '0' } });
   return { sent: opts.send, files, output: res.stdout + res.stderr };
 }

@@ -1,8 +1,7 @@
 // The real kernel tree for integration tests: the provisioned cache, and throw-away clones of it as "a user's tree".
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { Io } from '../../src/commands/io.js';
 import { provisionTree } from '../../src/tree/provision.js';
@@ -17,16 +16,12 @@ export async function provisionedTree(): Promise<KernelTree> {
   return p.tree;
 }
 
-/** A clone of the provisioned tree, sharing its objects: a user's own checkout that tests may dirty. */
-export async function cloneTree(): Promise<KernelTree> {
-  const source = await provisionedTree();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-linux-'));
-  execFileSync('git', ['clone', '-q', '--shared', source.root, dir]);
-  return describeTree(fs.realpathSync(dir));
-}
-
-export function removeTree(tree: KernelTree): void {
-  fs.rmSync(tree.root, { recursive: true, force: true });
+/**
+ * The clone of the provisioned tree made once per run (global-setup.ts): "a user's own checkout". Test files share it
+ * and use their own series names; a test that dirties it restores it.
+ */
+export async function userTree(): Promise<KernelTree> {
+  return describeTree(inject('cloneRoot'));
 }
 
 export function git(cwd: string, ...args: string[]): string {

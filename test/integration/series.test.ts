@@ -6,18 +6,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getHeader, splitMail } from '../../src/series/mail.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { cli, cloneTree, FIXTURE_RECIPES, git, removeTree } from '../helpers/tree.js';
+import { cli, FIXTURE_RECIPES, userTree, git } from '../helpers/tree.js';
 
 let tree: KernelTree;
 let out: string;
 const run = (...args: string[]) => cli(['--tree', tree.root, '--recipes', FIXTURE_RECIPES, ...args]);
 
 beforeAll(async () => {
-  tree = await cloneTree();
+  tree = await userTree();
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-out-'));
 });
 afterAll(() => {
-  removeTree(tree);
+  if (amWorktree) git(tree.root, 'worktree', 'remove', '--force', amWorktree);
   fs.rmSync(out, { recursive: true, force: true });
 });
 
@@ -25,17 +25,18 @@ function patches(dir: string): string[] {
   return fs.readdirSync(dir).filter((f) => f.endsWith('.patch')).sort();
 }
 
-/** git am the emitted patches onto a fresh worktree of the base; the resulting tree hash. */
+let amWorktree: string | undefined;
+
+/** git am the emitted patches onto a fresh checkout of the base (one worktree, reused); the resulting tree hash. */
 function amTree(base: string, dir: string): string {
-  const wt = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-am-'));
-  try {
-    git(tree.root, 'worktree', 'add', '-q', '--detach', wt, base);
-    const files = patches(dir).filter((f) => !f.startsWith('0000-')).map((f) => path.join(dir, f));
-    git(wt, 'am', '-q', ...files);
-    return git(wt, 'rev-parse', 'HEAD^{tree}').trim();
-  } finally {
-    git(tree.root, 'worktree', 'remove', '--force', wt);
+  if (!amWorktree) {
+    amWorktree = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-am-'));
+    git(tree.root, 'worktree', 'add', '-q', '--detach', amWorktree, base);
   }
+  git(amWorktree, 'checkout', '-q', '--detach', '--force', base);
+  const files = patches(dir).filter((f) => !f.startsWith('0000-')).map((f) => path.join(dir, f));
+  git(amWorktree, 'am', '-q', ...files);
+  return git(amWorktree, 'rev-parse', 'HEAD^{tree}').trim();
 }
 
 describe('static-key on mm/memcontrol.c', () => {

@@ -1,0 +1,24 @@
+// Once per test run: provision the real tree (cached) and clone it as "the user's tree" that integration tests share.
+// Checking out 86k files costs tens of seconds here, so one clone serves every test file (they run one at a time).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { provisionTree } from '../../src/tree/provision.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    cloneRoot: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => void> {
+  const repoRoot = path.resolve(__dirname, '../..');
+  const { tree } = await provisionTree({ cwd: repoRoot, log: (l) => console.error(`[tree] ${l}`) });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-linux-'));
+  const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+  execFileSync('git', ['clone', '-q', '--shared', tree.root, dir], { env });
+  project.provide('cloneRoot', fs.realpathSync(dir));
+  return () => fs.rmSync(dir, { recursive: true, force: true });
+}
