@@ -25,7 +25,11 @@ export function compileTemplate(text: string, name: string): Render {
     // Handlebars compiles lazily: force the parse now so syntax errors surface at load time.
     engine.precompile(text, { strict: true, noEscape: true });
   } catch (e) {
-    throw new TemplateError(`${name}:${errorLine(e) ?? 1}: template syntax error: ${firstLine(e)}`, 'fix the Handlebars syntax');
+    const text = e instanceof Error ? e.message : String(e);
+    const detail = /got 'EOF'/.test(text)
+      ? 'a block is not closed before the end of the file ({{/...}} missing)'
+      : (text.split('\n').filter(Boolean).pop() ?? text).trim();
+    throw new TemplateError(`${name}:${errorLine(e) ?? 1}: template syntax error: ${detail}`, 'fix the Handlebars syntax');
   }
   const conditions = conditionVariables(engine.parse(text));
   return (vars) => {
