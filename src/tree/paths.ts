@@ -11,6 +11,7 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(xdg, 'kseries');
 }
 
-export function debianTarball(): string {
-  return `/usr/src/linux-source-${KERNEL_SERIES}.tar.xz`;
+/** Debian's kernel source tarball; `$KSERIES_LINUX_TARBALL` names another copy. */
+export function debianTarball(env: NodeJS.ProcessEnv = process.env): string {
+  return env.KSERIES_LINUX_TARBALL || `/usr/src/linux-source-${KERNEL_SERIES}.tar.xz`;
 }

@@ -57,8 +57,8 @@ export async function provisionTree(opts: ProvisionOptions): Promise<Provisioned
   fs.mkdirSync(cache, { recursive: true });
   removeStaleWork(cache);
 
-  const tarball = debianTarball();
-  if (!fs.existsSync(tarball) && isRoot()) {
+  const tarball = debianTarball(env);
+  if (!fs.existsSync(tarball) && isRoot() && !env.KSERIES_LINUX_TARBALL) {
     log(`installing linux-source-${KERNEL_SERIES} with apt-get`);
     await runRaw('apt-get', ['install', '-y', '-q', `linux-source-${KERNEL_SERIES}`], {
       cwd: cache,
@@ -73,11 +73,13 @@ export async function provisionTree(opts: ProvisionOptions): Promise<Provisioned
     return { tree, how: 'debian-tarball', link: dir };
   }
 
-  log(`cloning ${STABLE_GIT} (depth 1)`);
-  if (await cloneStable(cached)) {
-    const tree = await describeTree(cached);
-    linkTree(dir, cached);
-    return { tree, how: 'clone', link: dir };
+  if (env.KSERIES_OFFLINE !== '1') {
+    log(`cloning ${STABLE_GIT} (depth 1)`);
+    if (await cloneStable(cached)) {
+      const tree = await describeTree(cached);
+      linkTree(dir, cached);
+      return { tree, how: 'clone', link: dir };
+    }
   }
   throw new TreeError(
     `no Linux ${KERNEL_SERIES} tree could be provisioned`,

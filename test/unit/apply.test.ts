@@ -1,0 +1,74 @@
+import { expect, test } from 'vitest';
+import { ApplyError } from '../../src/errors.js';
+import { applyEdit, type RenderedEdit } from '../../src/edits/apply.js';
+import { FileOverlay } from '../../src/edits/overlay.js';
+
+const BASE: Record<string, string> = {
+  'lib/a.c': ['#include <linux/a.h>', '', 'int a(void)', '{', '\treturn 1;', '}', ''].join('\n'),
+};
+
+function overlay() {
+  return new FileOverlay(async (f) => BASE[f]);
+}
+
+const diff = (oldStart: number, context: string) =>
+  ['--- a/lib/a.c', '+++ b/lib/a.c', `@@ -${oldStart},5 +${oldStart},5 @@`, ` ${context}`, ' int a(void)', ' {', '-\treturn 1;', '+\treturn 2;', ' }', ''].join('\n');
+
+test('a unified diff applies, and a hunk whose line numbers are off still applies', async () => {
+  for (const start of [2, 40]) {
+    const files = overlay();
+    await applyEdit(files, { kind: 'diff', source: 's', diff: diff(start, '') });
+    expect(files.changes()).toEqual([{ file: 'lib/a.c', before: BASE['lib/a.c'], after: BASE['lib/a.c']!.replace('return 1', 'return 2') }]);
+  }
+});
+
+test('a diff that does not apply names the hunk and what it expected', async () => {
+  const bad = diff(2, '').replace('-\treturn 1;', '-\treturn 7;');
+  await expect(applyEdit(overlay(), { kind: 'diff', source: 'r: e', diff: bad })).rejects.toThrow(
+    /^r: e: hunk 1 \(@@ -2,5 \+2,5 @@\) does not apply to lib\/a\.c: no match for "" near line 2$/,
+  );
+});
+
+test('a diff may create a file, but not one that exists', async () => {
+  const create = ['--- /dev/null', '+++ b/lib/new.c', '@@ -0,0 +1 @@', '+new', ''].join('\n');
+  const files = overlay();
+  await applyEdit(files, { kind: 'diff', source: 's', diff: create });
+  expect(await files.read('lib/new.c')).toBe('new\n');
+  await expect(applyEdit(files, { kind: 'diff', source: 's', diff: create })).rejects.toThrow(/already exists/);
+});
+
+test.each(['../x.c', '/etc/passwd', 'a/../../x'])('no edit may leave the tree: %s', async (file) => {
+  const edits: RenderedEdit[] = [
+    { kind: 'new-file', source: 's', file, text: 'x' },
+    { kind: 'insert', source: 's', file, anchor: 'x', regex: false, position: 'after', text: 'y' },
+    { kind: 'diff', source: 's', diff: ['--- /dev/null', `+++ b/${file}`, '@@ -0,0 +1 @@', '+x', ''].join('\n') },
+  ];
+  for (const e of edits) await expect(applyEdit(overlay(), e)).rejects.toThrow(ApplyError);
+});
+
+test('an insert goes before, after or instead of the one line its anchor matches', async () => {
+  const lines = BASE['lib/a.c']!.split('\n');
+  const cases = [
+    ['before', ['#include <linux/b.h>', ...lines]],
+    ['after', [lines[0], '#include <linux/b.h>', ...lines.slice(1)]],
+    ['replace', ['#include <linux/b.h>', ...lines.slice(1)]],
+  ] as const;
+  for (const [position, expected] of cases) {
+    const files = overlay();
+    await applyEdit(files, { kind: 'insert', source: 's', file: 'lib/a.c', anchor: '^#include <linux/a\\.h>$', regex: true, position, text: '#include <linux/b.h>\n' });
+    expect(await files.read('lib/a.c')).toBe(expected.join('\n'));
+  }
+});
+
+test('an anchor must match exactly one line', async () => {
+  const e = (anchor: string): RenderedEdit => ({ kind: 'insert', source: 's', file: 'lib/a.c', anchor, regex: false, position: 'after', text: 'x' });
+  await expect(applyEdit(overlay(), e('nowhere'))).rejects.toThrow(/matches 0 lines/);
+  await expect(applyEdit(overlay(), e('a'))).rejects.toThrow(/matches 3 lines of lib\/a\.c \(lines 1, 3, 4\)|matches \d+ lines/);
+});
+
+test('new files get a final newline and must not exist', async () => {
+  const files = overlay();
+  await applyEdit(files, { kind: 'new-file', source: 's', file: 'lib/b.c', text: 'x' });
+  expect(await files.read('lib/b.c')).toBe('x\n');
+  await expect(applyEdit(files, { kind: 'new-file', source: 's', file: 'lib/a.c', text: 'x' })).rejects.toThrow(/already exists/);
+});

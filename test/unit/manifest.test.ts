@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { RecipeError } from '../../src/errors.js';
+import { BUILTIN_RECIPES, listRecipes, loadRecipe, recipeDirs } from '../../src/recipes/load.js';
+import { readManifest } from '../../src/templates/manifest.js';
+import { dropDebianIgnoreBlock } from '../../src/tree/provision.js';
+
+function recipeDir(manifest: unknown): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-recipe-')), 'r');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'manifest.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest));
+  return dir;
+}
+
+const GOOD = {
+  description: 'd',
+  series: 's',
+  params: { a: { type: 'identifier', help: 'h' } },
+  cover: { subject: 'x: y', template: 'c.hbs' },
+  patches: [{ subject: 'x: y', body: 'b.hbs', edits: [{ kind: 'insert', file: 'f', anchor: 'a', template: 't.hbs' }] }],
+};
+
+test('a valid manifest is read, with defaults for optional fields', () => {
+  const m = readManifest(recipeDir(GOOD));
+  expect(m.id).toBe('r');
+  expect(m.patches[0]!.edits[0]).toEqual({ kind: 'insert', file: 'f', anchor: 'a', regex: false, position: 'after', template: 't.hbs' });
+});
+
+test.each([
+  ['not JSON', '{ nope', /not valid JSON/],
+  ['an unknown parameter type', { ...GOOD, params: { a: { type: 'float', help: '' } } }, /params\.a\.type: unknown type "float"/],
+  ['no patches', { ...GOOD, patches: [] }, /patches: must be a non-empty list/],
+  ['an unknown edit kind', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'sed' }] }] }, /patches\[0\]\.edits\[0\]\.kind: unknown edit kind "sed"/],
+  ['a bad insert position', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'insert', file: 'f', anchor: 'a', template: 't', position: 'middle' }] }] }, /position: "middle"/],
+  ['a missing cover', { ...GOOD, cover: undefined }, /cover: must be an object/],
+])('a manifest with %s is refused, naming the field', (_what, manifest, message) => {
+  const dir = recipeDir(manifest);
+  expect(() => readManifest(dir)).toThrow(RecipeError);
+  expect(() => readManifest(dir)).toThrow(message);
+});
+
+test('built-in recipes are found; user folders come first; ids are checked', () => {
+  expect(listRecipes(recipeDirs([], {}))).toContain('static-key');
+  expect(loadRecipe('static-key', recipeDirs([], {})).code?.id).toBe('static-key');
+  const user = path.dirname(recipeDir(GOOD));
+  expect(loadRecipe('r', recipeDirs([user], {})).manifest.dir).toBe(path.join(user, 'r'));
+  expect(loadRecipe('r', recipeDirs([], { KSERIES_RECIPES: user })).code).toBeUndefined();
+  expect(() => loadRecipe('../etc', [BUILTIN_RECIPES])).toThrow(/not a recipe id/);
+});
+
+test("Debian's top-level ignore-everything block is cut from .gitignore, the rest kept", () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-gi-')), '.gitignore');
+  fs.writeFileSync(file, ['*.o', '/vmlinux', '', '#', '# Debian packaging: ignore everything at the top level', '#', '/*', '!/debian/', ''].join('\n'));
+  dropDebianIgnoreBlock(file);
+  expect(fs.readFileSync(file, 'utf8')).toBe('*.o\n/vmlinux\n');
+});
