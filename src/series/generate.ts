@@ -37,18 +37,31 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const base = await resolveCommit(tree, opts.base ?? 'HEAD');
   const author = await authorIdent(tree, opts.from);
   const plan = await planSeries({ recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f) });
+  return applyPlan({ tree, plan, base, author, version: opts.version });
+}
+
+export interface ApplyInput {
+  tree: KernelTree;
+  plan: SeriesPlan;
+  base: string;
+  author: string;
+  version?: number;
+}
+
+/** Commit a planned series and, when it differs from the newest version, name it kseries/<series>/v<N>. */
+export async function applyPlan({ tree, plan, base, author, version: wanted }: ApplyInput): Promise<GenerateResult> {
   const versions = await seriesVersions(tree, plan.name);
-  if (opts.version !== undefined && versions.includes(opts.version)) {
-    throw new UsageError(`${branchName(plan.name, opts.version)} already exists`, 'leave out -v to make the next version');
+  if (wanted !== undefined && versions.includes(wanted)) {
+    throw new UsageError(`${branchName(plan.name, wanted)} already exists`, 'leave out -v to make the next version');
   }
   return withLock(tree, async () => {
     const { tip, commits } = await commitPlan(tree, base, plan.patches, author);
     const latest = versions[versions.length - 1];
-    if (opts.version === undefined && latest !== undefined && (await sameSeries(tree, plan.name, latest, base, tip))) {
+    if (wanted === undefined && latest !== undefined && (await sameSeries(tree, plan.name, latest, base, tip))) {
       const rec = await loadSeries(tree, plan.name, latest);
       return { name: plan.name, version: latest, branch: branchName(plan.name, latest), base, commits: await listCommits(tree, base, rec.tip), unchanged: true, plan };
     }
-    const version = opts.version ?? (latest ?? 0) + 1;
+    const version = wanted ?? (latest ?? 0) + 1;
     saveRecord(tree, {
       name: plan.name,
       version,
@@ -65,7 +78,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
 }
 
 /** Commit the patches on `base` in kseries' worktree; returns the tip. No branch is touched. */
-export async function commitPlan(tree: KernelTree, base: string, patches: PlannedPatch[], author: string) {
+async function commitPlan(tree: KernelTree, base: string, patches: PlannedPatch[], author: string) {
   const wt = await worktreeAt(tree, base);
   const { name, email } = splitIdent(author);
   const configured = await gitTry(tree.root, ['config', 'user.email']);
@@ -104,7 +117,7 @@ async function listCommits(tree: KernelTree, base: string, tip: string) {
     .map((l) => ({ sha: l.slice(0, 40), subject: l.slice(41) }));
 }
 
-async function resolveCommit(tree: KernelTree, rev: string): Promise<string> {
+export async function resolveCommit(tree: KernelTree, rev: string): Promise<string> {
   const sha = await gitTry(tree.root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]);
   if (!sha?.trim()) throw new UsageError(`--base ${rev} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
   return sha.trim();

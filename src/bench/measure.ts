@@ -1,0 +1,21 @@
+// Wall-clock measurement for `npm run bench`: kseries' figure beside its peer's, from the same run.
+export interface BenchResult {
+  name: string;
+  ours: number;
+  peerName: string;
+  peer: number;
+  /** The target as the issue states it, e.g. "≤ 1.2×". */
+  target: string;
+  ok: boolean;
+}
+
+export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number }> {
+  const start = process.hrtime.bigint();
+  const value = await fn();
+  return { value, seconds: Number(process.hrtime.bigint() - start) / 1e9 };
+}
+
+export function formatResult(r: BenchResult): string {
+  const ratio = r.ours / r.peer;
+  return `${r.name}: kseries ${r.ours.toFixed(2)} s, ${r.peerName} ${r.peer.toFixed(2)} s, ratio ${ratio.toFixed(2)}× (target ${r.target}: ${r.ok ? 'met' : 'NOT met'})`;
+}
