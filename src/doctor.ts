@@ -66,7 +66,3 @@ export async function installPackages(packages: string[], log: (line: string) =>
   await run('apt-get', ['update', '-q'], { cwd: '/', env });
   await run('apt-get', ['install', '-y', '-q', ...packages], { cwd: '/', env });
 }
-
-export function isRoot(): boolean {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
-}

@@ -1,4 +1,5 @@
-import { checkRequirements, installPackages, isRoot, missingPackages } from '../doctor.js';
+import { checkRequirements, installPackages, missingPackages } from '../doctor.js';
+import { isRoot } from '../system.js';
 import { MissingToolError } from '../errors.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, type GlobalOptions, type Io } from './io.js';

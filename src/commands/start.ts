@@ -1,6 +1,7 @@
 // `kseries start` (npm start): set up, provision the default tree, generate and emit the built-in series.
 import path from 'node:path';
-import { checkRequirements, installPackages, isRoot, missingPackages } from '../doctor.js';
+import { checkRequirements, installPackages, missingPackages } from '../doctor.js';
+import { isRoot } from '../system.js';
 import { MissingToolError } from '../errors.js';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import { emitSeries } from '../series/emit.js';

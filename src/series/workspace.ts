@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LockedError } from '../errors.js';
+import { processAlive } from '../system.js';
 import { gitRaw, gitTry } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
 
@@ -21,7 +22,7 @@ export async function withLock<T>(tree: KernelTree, work: () => Promise<T>): Pro
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(lock);
       const holder = Number(fs.readFileSync(lock, 'utf8'));
-      if (holder && holder !== process.pid && alive(holder)) throw lockedError(lock, holder);
+      if (holder && holder !== process.pid && processAlive(holder)) throw lockedError(lock, holder);
       fs.rmSync(lock, { force: true });
     }
   }
@@ -34,15 +35,6 @@ export async function withLock<T>(tree: KernelTree, work: () => Promise<T>): Pro
 
 function lockedError(lock: string, pid?: number): LockedError {
   return new LockedError(`another kseries run${pid ? ` (pid ${pid})` : ''} holds ${lock}`, 'wait for it to finish; remove the file if no kseries is running');
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // `kseries tree init`: make kernel-tree/ point at a usable Linux git tree, provisioning one into the cache if needed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isRoot } from '../doctor.js';
+import { isRoot, processAlive } from '../system.js';
 import { TreeError } from '../errors.js';
 import { run, runRaw } from '../tools/run.js';
 import { cacheDir, debianTarball, KERNEL_SERIES } from './paths.js';
@@ -152,14 +152,5 @@ function removeStaleWork(cache: string): void {
   for (const name of fs.readdirSync(cache)) {
     const m = /\.work-(\d+)$/.exec(name);
     if (m && !processAlive(Number(m[1]))) fs.rmSync(path.join(cache, name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
