@@ -1,0 +1,93 @@
+// Planning without a tree or git: recipe code + templates → patches whose changes build on each other.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { ApplyError, LockedError } from '../../src/errors.js';
+import type { RecipeCode } from '../../src/recipes/types.js';
+import { planSeries } from '../../src/series/plan.js';
+import { withLock } from '../../src/series/workspace.js';
+import { readManifest } from '../../src/templates/manifest.js';
+
+function recipe(files: Record<string, string>): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-plan-')), 'stub');
+  fs.mkdirSync(dir);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+const MANIFEST = {
+  description: 'stub',
+  series: 'stub-{{base_name}}',
+  params: { base_name: { type: 'identifier', default: 'x', help: 'h' } },
+  cover: { subject: 'lib: Stub {{count}} items', template: 'cover.hbs' },
+  patches: [
+    {
+      each: 'items',
+      subject: 'lib/list: Add {{name}}',
+      body: 'body.hbs',
+      edits: [{ kind: 'insert', file: 'lib/list.c', anchor: '^/\\* end \\*/$', regex: true, position: 'before', template: 'line.hbs' }],
+    },
+    { subject: 'lib/list: Tidy', body: 'body.hbs', edits: [{ kind: 'transform', file: 'lib/list.c' }] },
+  ],
+};
+
+const code: RecipeCode = {
+  id: 'stub',
+  async prepare(_ctx, params) {
+    return { items: [{ name: `${params.base_name}_a` }, { name: `${params.base_name}_b` }], count: 2, name: 'tidy' };
+  },
+  transform: (_ctx, _file, text) => text.replace('/* end */', '/* the end */'),
+};
+
+test('"each" makes one patch per element, and every patch builds on the ones before', async () => {
+  const dir = recipe({
+    'manifest.json': JSON.stringify(MANIFEST),
+    'cover.hbs': 'Adds {{count}} items.\n',
+    'body.hbs': 'Adds {{name}} to the list.\n',
+    'line.hbs': 'int {{name}};\n',
+  });
+  const base = 'int first;\n/* end */\n';
+  const plan = await planSeries({
+    recipe: { manifest: readManifest(dir), code },
+    given: { base_name: 'q' },
+    tree: { root: '/nonexistent', version: '6.12' },
+    readBase: async (f) => (f === 'lib/list.c' ? base : undefined),
+  });
+  expect(plan.name).toBe('stub-q');
+  expect(plan.cover).toEqual({ subject: 'lib: Stub 2 items', body: 'Adds 2 items.' });
+  expect(plan.patches.map((p) => p.subject)).toEqual(['lib/list: Add q_a', 'lib/list: Add q_b', 'lib/list: Tidy']);
+  expect(plan.patches.map((p) => p.changes[0]!.after)).toEqual([
+    'int first;\nint q_a;\n/* end */\n',
+    'int first;\nint q_a;\nint q_b;\n/* end */\n',
+    'int first;\nint q_a;\nint q_b;\n/* the end */\n',
+  ]);
+  expect(plan.patches[1]!.changes[0]!.before).toBe(plan.patches[0]!.changes[0]!.after);
+});
+
+test('a patch that changes nothing is refused', async () => {
+  const dir = recipe({
+    'manifest.json': JSON.stringify({ ...MANIFEST, patches: [MANIFEST.patches[1]] }),
+    'cover.hbs': 'c\n',
+    'body.hbs': 'b\n',
+  });
+  const plan = planSeries({
+    recipe: { manifest: readManifest(dir), code: { ...code, transform: (_c, _f, t) => t } },
+    given: {},
+    tree: { root: '/nonexistent', version: '6.12' },
+    readBase: async () => 'x\n',
+  });
+  await expect(plan).rejects.toThrow(ApplyError);
+});
+
+test('a live holder of the lock stops a second run; a dead one is taken over', async () => {
+  const gitCommonDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-lock-'));
+  const tree = { root: '/nonexistent', gitCommonDir, version: '6.12' };
+  fs.mkdirSync(path.join(gitCommonDir, 'kseries'));
+  const lock = path.join(gitCommonDir, 'kseries', 'lock');
+  fs.writeFileSync(lock, String(process.ppid));
+  await expect(withLock(tree, async () => 1)).rejects.toThrow(LockedError);
+  fs.writeFileSync(lock, '999999999');
+  expect(await withLock(tree, async () => 2)).toBe(2);
+  expect(fs.existsSync(lock)).toBe(false);
+});
