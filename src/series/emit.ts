@@ -20,6 +20,8 @@ export interface EmitOptions {
   subjectPrefix?: string;
   /** What changed since the previous version; required from v2 on unless given before. */
   notes?: string[];
+  /** Notes for a version from v2 on that has none of its own (kseries start's reruns). */
+  fallbackNotes?: string[];
   /** Extra recipients for every message. */
   to?: string[];
   cc?: string[];
@@ -47,7 +49,7 @@ export interface EmitResult {
 export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   const { tree } = opts;
   const rec = await loadSeries(tree, opts.name, opts.version);
-  const notes = opts.notes?.length ? opts.notes : rec.notes;
+  const notes = opts.notes?.length ? opts.notes : (rec.notes ?? (rec.version > 1 ? opts.fallbackNotes : undefined));
   if (rec.version > 1 && !notes?.length) {
     throw new UsageError(`${branchName(rec.name, rec.version)} is a new version: say what changed`, `add --notes "what changed since v${rec.version - 1}" (repeat for each change)`);
   }
