@@ -1,5 +1,6 @@
 // The command line: parse arguments, run one command, turn errors into one line and an exit code.
 import yargs, { type Argv } from 'yargs';
+import { check } from '../commands/check.js';
 import { doctor } from '../commands/doctor.js';
 import type { GlobalOptions, Io } from '../commands/io.js';
 import { recipes } from '../commands/recipes.js';
@@ -104,6 +105,33 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           smtpServer: a['smtp-server'] as string | undefined,
           smtpPort: a['smtp-port'] as number | undefined,
           smtpEncryption: a['smtp-encryption'] as string | undefined,
+        }),
+      ),
+    )
+    .command('check [series]', 'validate every patch: build, new W=1 warnings, checkpatch, message rules, recipients', (y: Argv) =>
+      y
+        .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
+        .option('v', { alias: 'series-version', type: 'number', describe: 'version (default: newest)' })
+        .option('range', { type: 'string', describe: 'check base..tip of the tree instead of a series' })
+        .option('out', { type: 'string', describe: 'output folder (default ./out): report.json goes beside the series' })
+        .option('config', { type: 'string', default: 'defconfig', describe: 'defconfig, allmodconfig or a .config file' })
+        .option('full', { type: 'boolean', default: false, describe: 'build every dependent of a changed header' })
+        .option('strict', { type: 'boolean', default: false, describe: 'checkpatch --strict' })
+        .option('build', { type: 'boolean', default: true, describe: 'build each patch (--no-build to skip)' })
+        .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
+        .example('$0 check static-key-cgroup_memory_nobpf', '')
+        .example('$0 check --range v6.12.117..my-branch --strict', ''),
+      run((g, a) =>
+        check(io, g, {
+          series: a.series as string | undefined,
+          version: a.v as number | undefined,
+          range: a.range as string | undefined,
+          out: a.out as string | undefined,
+          config: String(a.config),
+          full: a.full === true,
+          strict: a.strict === true,
+          build: a.build !== false,
+          distcc: a.distcc === true,
         }),
       ),
     )

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { OutputError, UsageError } from '../errors.js';
 import { gitRaw } from '../tools/git.js';
 import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
-import type { KernelTree } from '../tree/tree.js';
+import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from './generate.js';
 import { getHeader, joinMail, setHeaders, splitMail } from './mail.js';
 import { branchName, loadSeries, saveRecord, type SeriesRecord } from './store.js';
@@ -154,12 +154,6 @@ function writeOut(dir: string, names: string[], texts: string[]): void {
     const err = e as NodeJS.ErrnoException;
     throw new OutputError(`cannot write ${err.path ?? dir}: ${err.code ?? err.message}`, 'choose a writable folder with --out, or fix its permissions');
   }
-}
-
-async function hasHistory(tree: KernelTree): Promise<boolean> {
-  const shallow = (await gitRaw(tree.root, ['rev-parse', '--is-shallow-repository'])).trim() === 'true';
-  if (shallow) return false;
-  return (await gitRaw(tree.root, ['rev-list', '--count', '--max-count=2', 'HEAD'])).trim() === '2';
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -68,3 +68,9 @@ export function readKernelVersion(dir: string): string | undefined {
   if (!v || !p) return undefined;
   return s && s !== '0' ? `${v}.${p}.${s}` : `${v}.${p}`;
 }
+
+/** Whether the tree has history for get_maintainer.pl's git statistics (not a shallow clone or a one-commit tree). */
+export async function hasHistory(tree: KernelTree): Promise<boolean> {
+  if ((await run('git', ['rev-parse', '--is-shallow-repository'], { cwd: tree.root })).stdout.trim() === 'true') return false;
+  return (await run('git', ['rev-list', '--count', '--max-count=2', 'HEAD'], { cwd: tree.root })).stdout.trim() === '2';
+}

@@ -1,0 +1,105 @@
+// One kernel build directory per tree and config, outside the source: configure once, then compile single objects.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ToolFailedError } from '../errors.js';
+import { onPath } from '../doctor.js';
+import { gitRaw, readAtCommit } from '../tools/git.js';
+import { runMake, runScriptsConfig, type MakeOptions } from '../tools/make.js';
+import { cacheDir } from '../tree/paths.js';
+import type { KernelTree } from '../tree/tree.js';
+import { kconfigDepends, parseCompilerOutput, type CompilerMessage } from './kbuild.js';
+
+export interface BuildOptions {
+  /** defconfig (default), allmodconfig, or a path to a .config file. */
+  config: string;
+  /** Build through distcc (hosts from DISTCC_HOSTS). */
+  distcc: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CompileResult {
+  object: string;
+  ok: boolean;
+  messages: CompilerMessage[];
+}
+
+export class KernelBuild {
+  readonly buildDir: string;
+  private readonly make: MakeOptions;
+
+  constructor(
+    private readonly tree: KernelTree,
+    readonly source: string,
+    private readonly opts: BuildOptions,
+  ) {
+    const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
+    const configName = opts.config === 'defconfig' || opts.config === 'allmodconfig' ? opts.config : `file-${createHash('sha1').update(path.resolve(opts.config)).digest('hex').slice(0, 8)}`;
+    this.buildDir = path.join(cacheDir(opts.env), 'build', treeId, configName);
+    const env = opts.env ?? process.env;
+    const ccache = onPath('ccache', env);
+    const distcc = opts.distcc || !!env.DISTCC_HOSTS;
+    const cc = distcc ? (ccache ? 'ccache gcc' : 'distcc gcc') : ccache ? 'ccache gcc' : undefined;
+    this.make = {
+      source,
+      buildDir: this.buildDir,
+      cc,
+      env: distcc && ccache ? { CCACHE_PREFIX: 'distcc' } : undefined,
+    };
+  }
+
+  get compiler(): string {
+    return this.make.cc ?? 'gcc';
+  }
+
+  /**
+   * Make the .config (once per config), switch CONFIG_WERROR off so warnings stay warnings, enable `symbols` with
+   * their dependencies resolved by olddefconfig, and `make prepare`. Returns, per symbol that stayed off, why.
+   */
+  async configure(symbols: string[], kconfigAt: string): Promise<Map<string, string>> {
+    fs.mkdirSync(this.buildDir, { recursive: true });
+    const configFile = path.join(this.buildDir, '.config');
+    if (!fs.existsSync(configFile)) {
+      if (this.opts.config === 'defconfig' || this.opts.config === 'allmodconfig') await this.mustMake([this.opts.config]);
+      else fs.copyFileSync(path.resolve(this.opts.config), configFile);
+    }
+    const wanted = symbols.filter((s) => !isSet(fs.readFileSync(configFile, 'utf8'), s));
+    await runScriptsConfig(this.source, configFile, ['--disable', 'WERROR', ...wanted.flatMap((s) => ['--enable', s])]);
+    await this.mustMake(['olddefconfig']);
+    const config = fs.readFileSync(configFile, 'utf8');
+    const off = new Map<string, string>();
+    for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
+    await this.mustMake(['prepare']);
+    return off;
+  }
+
+  /** Compile one object with W=1; the messages of that compile. */
+  async compile(object: string): Promise<CompileResult> {
+    const res = await runMake(this.make, ['W=1', object]);
+    const messages = parseCompilerOutput(`${res.stdout}\n${res.stderr}`, this.source);
+    return { object, ok: res.code === 0, messages };
+  }
+
+  private async mustMake(args: string[]): Promise<void> {
+    const res = await runMake(this.make, args);
+    if (res.code !== 0) {
+      const last = res.stderr.trim().split('\n').slice(-2).join(' ');
+      throw new ToolFailedError(`make ${args.join(' ')} failed in ${this.buildDir}: ${last}`, 'check that the build packages are installed: kseries doctor');
+    }
+  }
+
+  private async whyOff(symbol: string, commit: string): Promise<string> {
+    const hits = await gitRaw(this.tree.root, ['grep', '-l', '-E', `^\\s*(menu)?config ${symbol}\\s*$`, commit, '--', '*Kconfig*']).catch(() => '');
+    for (const hit of hits.split('\n').filter(Boolean)) {
+      const file = hit.slice(commit.length + 1);
+      const deps = kconfigDepends((await readAtCommit(this.tree.root, commit, file)) ?? '', symbol);
+      if (deps?.length) return `CONFIG_${symbol} needs ${deps.join(' && ')} (${file})`;
+      if (deps) return `CONFIG_${symbol} could not be enabled (${file}: selected, or set by a choice)`;
+    }
+    return `CONFIG_${symbol} is not defined in any Kconfig of this architecture`;
+  }
+}
+
+function isSet(config: string, symbol: string): boolean {
+  return new RegExp(`^CONFIG_${symbol}=[ym]$`, 'm').test(config);
+}

@@ -1,0 +1,68 @@
+// What `kseries check` finds, in DESIGN's review contract (`patches`), plus series-level problems.
+import type { CheckpatchResult } from '../tools/kernel-scripts.js';
+import type { Problem } from './rules.js';
+
+export interface BuildReport {
+  status: 'ok' | 'failed' | 'skipped';
+  objects: string[];
+  errors: string[];
+  /** New W=1 warnings, each as the compiler printed it. */
+  newWarnings: string[];
+  /** Objects the patch touches that this config cannot build, and why. */
+  notBuilt: { object: string; reason: string }[];
+  /** Why the build was skipped, or how header dependents were sampled. */
+  note?: string;
+}
+
+export interface PatchReport {
+  index: number;
+  commit: string;
+  subject: string;
+  applied: boolean;
+  build: BuildReport;
+  checkpatch: CheckpatchResult;
+  problems: Problem[];
+}
+
+export interface CheckReport {
+  series: { name: string | null; version: number | null; base: string; tip: string; patches: number };
+  config: string;
+  compiler: string;
+  patches: PatchReport[];
+  /** Problems of the series as a whole (cover letter, length, repeated subjects). */
+  problems: Problem[];
+  verdict: 'clean' | 'findings';
+  /** True when something fails the check: a build failure, a checkpatch ERROR or an error-level problem. */
+  failed: boolean;
+}
+
+export function patchFailed(p: PatchReport): boolean {
+  return p.build.status === 'failed' || p.checkpatch.errors > 0 || p.problems.some((x) => x.severity === 'error');
+}
+
+export function patchHasFindings(p: PatchReport): boolean {
+  return patchFailed(p) || p.build.newWarnings.length > 0 || p.checkpatch.warnings + p.checkpatch.checks > 0 || p.problems.length > 0 || p.build.notBuilt.length > 0;
+}
+
+/** The final table and details, as text; findings of new warnings are shown the way the kernel test robot does. */
+export function formatReport(r: CheckReport): string {
+  const out: string[] = [];
+  const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+  out.push(`${pad('#', 4)}${pad('build', 9)}${pad('warn', 6)}${pad('checkpatch', 12)}${pad('rules', 7)}subject`);
+  for (const p of r.patches) {
+    const cp = `${p.checkpatch.errors}E ${p.checkpatch.warnings}W ${p.checkpatch.checks}C`;
+    out.push(`${pad(String(p.index), 4)}${pad(p.build.status, 9)}${pad(String(p.build.newWarnings.length), 6)}${pad(cp, 12)}${pad(String(p.problems.length), 7)}${p.subject}`);
+  }
+  for (const p of r.patches) {
+    if (!patchHasFindings(p)) continue;
+    out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`);
+    if (p.build.errors.length) out.push('  build errors:', ...p.build.errors.map((e) => `    ${e}`));
+    if (p.build.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...p.build.newWarnings.map((w) => `  >> ${w}`));
+    for (const n of p.build.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);
+    for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`);
+    for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
+  }
+  for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
+  out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);
+  return out.join('\n');
+}

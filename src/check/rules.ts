@@ -1,0 +1,102 @@
+// Commit-message and series rules of Documentation/process/ that checkpatch does not check. Pure functions.
+
+export type Severity = 'error' | 'warning';
+
+export interface Problem {
+  /** Stable id of the rule. */
+  kind: string;
+  severity: Severity;
+  message: string;
+}
+
+export interface CommitMessage {
+  subject: string;
+  /** The message after the subject line. */
+  body: string;
+  author: { name: string; email: string };
+}
+
+const SUBMITTING = 'submitting-patches.rst';
+const SUMMARY_MAX = 75;
+const SERIES_MAX = 15;
+
+/** Problems of one commit message. */
+export function checkMessage(c: CommitMessage): Problem[] {
+  const problems: Problem[] = [];
+  const add = (kind: string, severity: Severity, message: string) => problems.push({ kind, severity, message });
+  const m = /^([^:\s][^:]*(?::[^:\s][^:]*)*): (\S.*)$/.exec(c.subject);
+  if (!m) add('subject-format', 'error', `subject "${c.subject}" is not "subsystem: Summary" (${SUBMITTING}, "The canonical patch format")`);
+  else if (m[2]!.length > SUMMARY_MAX) {
+    add('subject-length', 'warning', `summary is ${m[2]!.length} characters, more than ${SUMMARY_MAX} (${SUBMITTING}, "The canonical patch format")`);
+  }
+  const lines = c.body.split('\n');
+  const trailerStart = trailerBlockStart(lines);
+  const prose = lines.slice(0, trailerStart).join('\n').trim();
+  const trailers = lines.slice(trailerStart).filter((l) => l.trim() !== '');
+  if (!prose) add('body-empty', 'error', `the commit message has no body: say what the patch does and why (${SUBMITTING}, "Describe your changes")`);
+  const sob = trailers.filter((t) => /^Signed-off-by:/i.test(t));
+  const own = `Signed-off-by: ${c.author.name} <${c.author.email}>`;
+  if (!sob.some((t) => t.trim().toLowerCase() === own.toLowerCase())) {
+    add('author-signoff', 'error', `no "${own}" line from the author (${SUBMITTING}, "Sign your work - the Developer's Certificate of Origin")`);
+  }
+  for (const t of trailers.filter((l) => /^Fixes:/i.test(l))) {
+    if (!/^Fixes: [0-9a-f]{12,40} \(".+"\)$/.test(t.trim())) {
+      add('fixes-format', 'error', `"${t.trim()}" is not "Fixes: <12+ hex digits> (\\"subject\\")" (${SUBMITTING}, "Describe your changes")`);
+    }
+  }
+  lines.forEach((l, i) => {
+    if (!/stable@vger\.kernel\.org/i.test(l)) return;
+    const isTrailer = i >= trailerStart && /^Cc:\s*<?stable@vger\.kernel\.org>?/i.test(l.trim());
+    if (!isTrailer) {
+      add('stable-cc', 'error', `stable@vger.kernel.org appears outside a "Cc: stable@vger.kernel.org" trailer (${SUBMITTING}, "Select the recipients for your patch")`);
+    }
+  });
+  return problems;
+}
+
+/** Problems of the series as a whole: its cover letter, its length, repeated subjects. */
+export function checkSeries(subjects: string[], cover: { subject: string; body: string } | undefined): Problem[] {
+  const problems: Problem[] = [];
+  if (subjects.length > 1 && !cover) {
+    problems.push({ kind: 'cover-missing', severity: 'error', message: `a series of ${subjects.length} patches needs a cover letter (5.Posting.rst, "Sending the patch")` });
+  }
+  if (cover && /\*\*\* (SUBJECT|BLURB) HERE \*\*\*|EDITME/.test(`${cover.subject}\n${cover.body}`)) {
+    problems.push({ kind: 'cover-placeholder', severity: 'error', message: `the cover letter still holds placeholder text (5.Posting.rst, "Sending the patch")` });
+  }
+  if (subjects.length > SERIES_MAX) {
+    problems.push({ kind: 'series-length', severity: 'warning', message: `${subjects.length} patches: post about ${SERIES_MAX} at a time (${SUBMITTING}, "Separate your changes")` });
+  }
+  const seen = new Map<string, number>();
+  subjects.forEach((s, i) => {
+    const first = seen.get(s);
+    if (first !== undefined) problems.push({ kind: 'subject-repeated', severity: 'error', message: `patches ${first + 1} and ${i + 1} have the same subject "${s}" (${SUBMITTING}, "The canonical patch format")` });
+    else seen.set(s, i);
+  });
+  return problems;
+}
+
+/** Where the trailer block (the last paragraph of `Key: value` lines) starts; lines.length when there is none. */
+function trailerBlockStart(lines: string[]): number {
+  let end = lines.length;
+  while (end > 0 && lines[end - 1]!.trim() === '') end--;
+  let start = end;
+  while (start > 0 && /^[A-Za-z][A-Za-z0-9-]*: \S/.test(lines[start - 1]!.trim())) start--;
+  return start === end ? lines.length : start;
+}
+
+export interface Recipients {
+  to: string[];
+  cc: string[];
+}
+
+/** Every maintainer and list get_maintainer.pl names must be among the message's recipients. */
+export function checkRecipients(expected: Recipients, got: Recipients): Problem[] {
+  const have = new Set([...got.to, ...got.cc].map(addressOf));
+  return [...expected.to, ...expected.cc]
+    .filter((a) => !have.has(addressOf(a)))
+    .map((a) => ({ kind: 'recipient-missing', severity: 'error' as const, message: `${a} (from get_maintainer.pl) is not among the recipients (${SUBMITTING}, "Select the recipients for your patch")` }));
+}
+
+function addressOf(a: string): string {
+  return (/<([^>]+)>/.exec(a)?.[1] ?? a).trim().toLowerCase();
+}

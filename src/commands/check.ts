@@ -1,0 +1,79 @@
+// `kseries check [series] | --range base..tip`: validate every patch; report.json beside the emitted series.
+import fs from 'node:fs';
+import path from 'node:path';
+import { checkRange } from '../check/check.js';
+import { formatReport } from '../check/report.js';
+import { UsageError } from '../errors.js';
+import { loadSeries } from '../series/store.js';
+import { gitTry } from '../tools/git.js';
+import { openTree } from '../tree/tree.js';
+import { printJson, type GlobalOptions, type Io } from './io.js';
+
+export interface CheckArgs {
+  series?: string;
+  version?: number;
+  range?: string;
+  out?: string;
+  config: string;
+  full: boolean;
+  strict: boolean;
+  build: boolean;
+  distcc: boolean;
+}
+
+export const REPORT_FILE = 'report.json';
+
+/** Exit 0 when nothing failed, 1 when a patch does not build, has a checkpatch ERROR or breaks a rule. */
+export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<number> {
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  let base: string;
+  let tip: string;
+  let series: { name: string; version: number } | undefined;
+  let cover: { subject: string; body: string } | undefined;
+  let dir: string | undefined;
+  if (a.range) {
+    const m = /^(.+?)\.\.(.+)$/.exec(a.range);
+    const resolve = async (rev: string) => (await gitTry(tree.root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]))?.trim();
+    const [b, t] = m ? [await resolve(m[1]!), await resolve(m[2]!)] : [];
+    if (!b || !t) throw new UsageError(`--range ${a.range} is not base..tip of this tree`, 'e.g. --range v6.12.117..my-branch');
+    [base, tip] = [b, t];
+  } else {
+    const rec = await loadSeries(tree, a.series, a.version);
+    [base, tip, series, cover] = [rec.base, rec.tip, { name: rec.name, version: rec.version }, rec.cover];
+    dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), rec.name, `v${rec.version}`);
+  }
+  const mails = dir ? emittedMails(dir) : undefined;
+  const report = await checkRange({
+    tree,
+    base,
+    tip,
+    series,
+    cover,
+    mails,
+    build: a.build,
+    full: a.full,
+    strict: a.strict,
+    config: a.config,
+    distcc: a.distcc,
+    env: io.env,
+    onStep: g.json ? undefined : (i, step, state, detail) => io.err(`[${i}] ${step} ${state === 'start' ? '…' : 'done'}${detail ? `: ${detail}` : ''}`),
+  });
+  if (dir) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, REPORT_FILE), `${JSON.stringify(report, null, 2)}\n`);
+  }
+  if (g.json) printJson(io, report);
+  else io.out(formatReport(report));
+  return report.failed ? 1 : 0;
+}
+
+/** The emitted patches of a series folder by index (1..n); their To/Cc are what a check of recipients reads. */
+function emittedMails(dir: string): Map<number, string> | undefined {
+  if (!fs.existsSync(dir)) return undefined;
+  const mails = new Map<number, string>();
+  for (const f of fs.readdirSync(dir)) {
+    const m = /^(\d{4})-.*\.patch$/.exec(f);
+    if (m && m[1] !== '0000') mails.set(Number(m[1]), fs.readFileSync(path.join(dir, f), 'utf8'));
+  }
+  return mails.size ? mails : undefined;
+}
