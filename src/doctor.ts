@@ -66,3 +66,9 @@ export async function installPackages(packages: string[], log: (line: string) =>
   await run('apt-get', ['update', '-q'], { cwd: '/', env });
   await run('apt-get', ['install', '-y', '-q', ...packages], { cwd: '/', env });
 }
+
+/** The Debian packages a kernel build needs that are missing, e.g. for `kseries check`. */
+export async function missingBuildPackages(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const build = new Set(['make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev', 'libssl-dev', 'perl']);
+  return missingPackages(await checkRequirements(env)).filter((p) => build.has(p));
+}

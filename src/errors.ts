@@ -77,3 +77,9 @@ export class SeriesError extends KseriesError {
 export class LockedError extends KseriesError {
   override readonly code = 'ELOCKED';
 }
+
+/** The series' last check failed, so emitting it is refused (exit 1: the run found problems). */
+export class CheckFailedError extends KseriesError {
+  override readonly code = 'ECHECKFAILED';
+  override readonly exitCode = EXIT_FINDINGS;
+}

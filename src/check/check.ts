@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KernelBuild, type BuildOptions } from '../build/builder.js';
+import { missingBuildPackages } from '../doctor.js';
+import { MissingToolError } from '../errors.js';
 import { configSymbolsFor, newWarnings, type CompilerMessage } from '../build/kbuild.js';
 import { withLock, worktreeAt } from '../series/workspace.js';
 import { getHeader, splitMail } from '../series/mail.js';
@@ -42,6 +44,10 @@ interface Commit {
 
 export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   const { tree } = opts;
+  const missing = opts.build ? await missingBuildPackages(opts.env) : [];
+  if (missing.length > 0) {
+    throw new MissingToolError(`kernel builds need Debian packages that are missing: ${missing.join(' ')}`, `apt-get install -y ${missing.join(' ')}  (or kseries doctor --install; --no-build skips builds)`);
+  }
   const commits = await readCommits(tree, opts.base, opts.tip);
   const step = opts.onStep ?? (() => {});
   const mails = await formatMails(tree, opts.base, opts.tip);

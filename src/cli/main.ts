@@ -71,6 +71,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('rfc', { type: 'boolean', default: false, describe: 'subjects [RFC PATCH ...]' })
         .option('subject-prefix', { type: 'string', describe: 'instead of PATCH, e.g. "PATCH net-next"' })
         .option('notes', { type: 'string', coerce: asList, describe: 'a change since the previous version (repeat)' })
+        .option('force', { type: 'boolean', default: false, describe: 'emit even though the last kseries check failed' })
         .option('to', { type: 'string', coerce: asList, describe: 'extra To for every message' })
         .option('cc', { type: 'string', coerce: asList, describe: 'extra Cc for every message' })
         .example('$0 emit static-key-cgroup_memory_nobpf --notes "keep the _RO variant"', ''),
@@ -84,6 +85,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           notes: (a.notes as string[]) ?? [],
           to: (a.to as string[]) ?? [],
           cc: (a.cc as string[]) ?? [],
+          force: a.force === true,
         }),
       ),
     )

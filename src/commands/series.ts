@@ -60,6 +60,7 @@ export interface EmitArgs {
   notes: string[];
   to: string[];
   cc: string[];
+  force: boolean;
 }
 
 export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<number> {
@@ -74,6 +75,7 @@ export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<numbe
     notes: a.notes,
     to: a.to,
     cc: a.cc,
+    force: a.force,
   });
   if (g.json) printJson(io, r);
   else printEmitted(io, r);

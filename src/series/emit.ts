@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OutputError, UsageError } from '../errors.js';
+import type { CheckReport } from '../check/report.js';
+import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { gitRaw } from '../tools/git.js';
 import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
@@ -22,6 +23,8 @@ export interface EmitOptions {
   notes?: string[];
   /** Notes for a version from v2 on that has none of its own (kseries start's reruns). */
   fallbackNotes?: string[];
+  /** Emit even when the series' last check (out/<series>/v<N>/report.json) failed. */
+  force?: boolean;
   /** Extra recipients for every message. */
   to?: string[];
   cc?: string[];
@@ -61,6 +64,8 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   const domain = splitIdent(from).email.split('@')[1]!;
 
   const dir = path.join(opts.out, rec.name, `v${rec.version}`);
+  const checked = checkedStatement(dir, rec.tip, opts.force === true);
+  const blurbTail = [checked, changelog].filter(Boolean).join('\n\n');
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-emit-'));
   try {
     const args = ['format-patch', '-q', '-o', staging, `--base=${rec.base}`, '--no-thread', '--stat=72'];
@@ -94,9 +99,8 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       const mail = splitMail(fs.readFileSync(path.join(staging, f), 'utf8'));
       if (isCover) {
         mail.headers = mail.headers.replace('*** SUBJECT HERE ***', rec.cover.subject);
-        mail.body = mail.body.replace('*** BLURB HERE ***', changelog ? `${rec.cover.body}\n\n${changelog}` : rec.cover.body);
-      }
-      else if (count === 1 && changelog) mail.body = addPatchChangelog(mail.body, changelog);
+        mail.body = mail.body.replace('*** BLURB HERE ***', blurbTail ? `${rec.cover.body}\n\n${blurbTail}` : rec.cover.body);
+      } else if (count === 1 && blurbTail) mail.body = addPatchChangelog(mail.body, blurbTail);
       const own = isCover ? union : recipients[i]!;
       const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
       const cc = unique([...own.cc, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
@@ -125,6 +129,29 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
 /** Nobody is a maintainer (e.g. a file only LKML covers): the lists become the To. */
 function toOrLists(r: Recipients): string[] {
   return r.to.length > 0 ? r.to : r.cc;
+}
+
+/**
+ * What `kseries check` established for exactly these commits, for the cover letter; a failed check refuses the
+ * emission unless forced. No report, or one of other commits: nothing is said.
+ */
+function checkedStatement(dir: string, tip: string, force: boolean): string {
+  const file = path.join(dir, 'report.json');
+  if (!fs.existsSync(file)) return '';
+  const report = JSON.parse(fs.readFileSync(file, 'utf8')) as CheckReport;
+  if (report.series.tip !== tip) return '';
+  if (report.failed && !force) {
+    throw new CheckFailedError(`the last check of this series failed (${file})`, 'fix the patches and run kseries check again, or emit with --force');
+  }
+  if (report.failed) return '';
+  const built = report.patches.filter((p) => p.build.status === 'ok').length;
+  const warnings = report.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
+  const cp = report.patches.reduce((n, p) => n + p.checkpatch.errors + p.checkpatch.warnings, 0);
+  const parts = [
+    built ? `${built} of ${report.patches.length} patches built one by one (x86_64 ${report.config}, W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}` : '',
+    cp === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors',
+  ].filter(Boolean);
+  return `Checked with kseries: ${parts.join('; ')}.`;
 }
 
 /** For a single patch, the changelog goes below the `---`, where git am drops it. */

@@ -1,0 +1,126 @@
+// kseries check on the real tree: each kind of finding found at its patch, exactly, and nothing else.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { CheckReport } from '../../src/check/report.js';
+import type { KernelTree } from '../../src/tree/tree.js';
+import { cli, FIXTURE_RECIPES, git, userTree } from '../helpers/tree.js';
+
+let tree: KernelTree;
+let out: string;
+const run = (...args: string[]) => cli(['--tree', tree.root, '--recipes', FIXTURE_RECIPES, ...args]);
+
+beforeAll(async () => {
+  tree = await userTree();
+  out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-check-'));
+});
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+async function checked(recipe: string, ...set: string[]): Promise<{ code: number; report: CheckReport }> {
+  const g = await run('generate', recipe, ...set.flatMap((s) => ['--set', s]), '--json');
+  expect(g.code, g.err).toBe(0);
+  const r = await run('check', JSON.parse(g.out).series, '--out', out, '--json');
+  expect(r.err).toBe('');
+  return { code: r.code, report: JSON.parse(r.out) as CheckReport };
+}
+
+const clean = { errors: 0, warnings: 0, checks: 0, findings: [] };
+
+describe('each finding at its patch, nothing else', () => {
+  test('a patch that breaks the build is reported even though the next one repairs it', async () => {
+    const { code, report } = await checked('break-repair');
+    expect(code).toBe(1);
+    expect(report.failed).toBe(true);
+    expect(report.patches.map((p) => p.build.status)).toEqual(['ok', 'failed', 'ok']);
+    expect(report.patches[1]!.build.errors[0]).toMatch(/^lib\/bcd\.c:\d+:\d+: error: .BCD_TENS_MULTIPLER. undeclared/);
+    expect(report.patches.map((p) => p.build.objects)).toEqual([['lib/bcd.o'], ['lib/bcd.o'], ['lib/bcd.o']]);
+    for (const p of report.patches) {
+      expect(p.build.newWarnings).toEqual([]);
+      expect(p.checkpatch).toEqual(clean);
+      expect(p.problems).toEqual([]);
+    }
+    expect(report.problems).toEqual([]);
+  });
+
+  test('a new W=1 warning is reported the way the test robot shows it, matched by message not line', async () => {
+    const { code, report } = await checked('new-warning');
+    expect(code).toBe(0);
+    expect(report.verdict).toBe('findings');
+    const [p] = report.patches;
+    expect(p!.build.status).toBe('ok');
+    expect(p!.build.newWarnings).toHaveLength(1);
+    expect(p!.build.newWarnings[0]).toMatch(/^lib\/bcd\.c:\d+:\d+: warning: no previous prototype for .bcd_byte_is_valid. \[-Wmissing-prototypes\]$/);
+    expect(p!.checkpatch).toEqual(clean);
+    expect(p!.problems).toEqual([]);
+  });
+
+  test('a checkpatch ERROR fails its patch, parsed into level, type, file and line', async () => {
+    const { code, report } = await checked('checkpatch-error');
+    expect(code).toBe(1);
+    const [p] = report.patches;
+    expect(p!.build.status).toBe('ok');
+    expect(p!.build.newWarnings).toEqual([]);
+    expect(p!.checkpatch).toEqual({
+      errors: 1,
+      warnings: 0,
+      checks: 0,
+      findings: [{ level: 'error', type: 'TRAILING_WHITESPACE', file: 'lib/bcd.c', line: 4, message: 'trailing whitespace' }],
+    });
+    expect(p!.problems).toEqual([]);
+  });
+
+  test('a clean series is clean; the Kconfig symbol its object needs (CONFIG_MEMCG) is switched on', async () => {
+    const { code, report } = await checked('static-key', 'file=mm/memcontrol.c', 'flag=cgroup_memory_nobpf');
+    expect(code).toBe(0);
+    expect(report.verdict).toBe('clean');
+    expect(report.patches[0]!.build).toMatchObject({ status: 'ok', objects: ['mm/memcontrol.o'], errors: [], newWarnings: [], notBuilt: [] });
+    expect(report.patches[0]!.checkpatch).toEqual(clean);
+  });
+});
+
+describe('report.json and emit', () => {
+  test('check writes report.json beside the series; emit refuses a failed check unless --force', async () => {
+    const dir = path.join(out, 'checkpatch-error', 'v1');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')).failed).toBe(true);
+    const refused = await run('emit', 'checkpatch-error', '--out', out);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/^kseries: the last check of this series failed/);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.patch'))).toEqual([]);
+    expect((await run('emit', 'checkpatch-error', '--out', out, '--force')).code).toBe(0);
+  });
+
+  test('a clean check is stated in what is emitted', async () => {
+    expect((await run('emit', 'static-key-cgroup_memory_nobpf', '--out', out)).code).toBe(0);
+    const dir = path.join(out, 'static-key-cgroup_memory_nobpf', 'v1');
+    const text = fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.patch'))!), 'utf8');
+    expect(text).toContain('Checked with kseries: 1 of 1 patches built one by one (x86_64 defconfig, W=1) with no new warnings; checkpatch.pl reports no errors or warnings.');
+    // Recipients of the emitted mail are checked against get_maintainer.pl on the next check.
+    const again = await run('check', 'static-key-cgroup_memory_nobpf', '--out', out, '--no-build', '--json');
+    expect(JSON.parse(again.out).patches[0].problems).toEqual([]);
+  });
+
+  test('--range checks any commits of the tree through the same code', async () => {
+    const tip = 'kseries/break-repair/v1';
+    const r = await run('check', '--range', `${tip}~3..${tip}`, '--json');
+    expect(r.code).toBe(1);
+    expect((JSON.parse(r.out) as CheckReport).patches.map((p) => p.build.status)).toEqual(['ok', 'failed', 'ok']);
+    expect(git(tree.root, 'status', '--porcelain')).toBe('');
+  });
+});
+
+test('missing build packages give one line naming them', async () => {
+  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-bin-'));
+  fs.symlinkSync('/usr/bin/git', path.join(bin, 'git'));
+  const saved = process.env.PATH;
+  process.env.PATH = bin;
+  try {
+    const r = await cli(['--tree', tree.root, 'check', 'new-warning', '--out', out], { env: { ...process.env, PATH: bin } });
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')).toHaveLength(2);
+    expect(r.err).toMatch(/^kseries: kernel builds need Debian packages that are missing: perl make gcc flex bison bc\n/);
+  } finally {
+    process.env.PATH = saved;
+    fs.rmSync(bin, { recursive: true, force: true });
+  }
+});
