@@ -1,0 +1,50 @@
+// The Documentation/process rules checkpatch does not check: a table of messages and what each must report.
+import { describe, expect, test } from 'vitest';
+import { checkMessage, checkRecipients, checkSeries, type CommitMessage } from '../../src/check/rules.js';
+
+const author = { name: 'Ada Lovelace', email: 'ada@example.org' };
+const SOB = 'Signed-off-by: Ada Lovelace <ada@example.org>';
+const msg = (subject: string, body: string): CommitMessage => ({ subject, body, author });
+const kinds = (c: CommitMessage) => checkMessage(c).map((p) => p.kind);
+
+describe('commit messages', () => {
+  test.each([
+    ['a good message', msg('lib/bcd: Spell out unsigned int', `Say why.\n\n${SOB}`), []],
+    ['two-level prefix', msg('mm: memcontrol: Convert a flag', `Say why.\n\n${SOB}`), []],
+    ['no subsystem', msg('Spell out unsigned int', `Say why.\n\n${SOB}`), ['subject-format']],
+    ['a long summary', msg(`lib: ${'x'.repeat(76)}`, `Say why.\n\n${SOB}`), ['subject-length']],
+    ['75 characters is fine', msg(`lib: ${'x'.repeat(75)}`, `Say why.\n\n${SOB}`), []],
+    ['an empty body', msg('lib: Do it', SOB), ['body-empty']],
+    ['no sign-off', msg('lib: Do it', 'Say why.'), ['author-signoff']],
+    ['somebody else signs off', msg('lib: Do it', 'Say why.\n\nSigned-off-by: Other <o@example.org>'), ['author-signoff']],
+    ['a good Fixes:', msg('lib: Fix it', `Say why.\n\nFixes: 0123456789ab ("lib: Break it")\n${SOB}`), []],
+    ['a short Fixes: hash', msg('lib: Fix it', `Say why.\n\nFixes: 0123456 ("lib: Break it")\n${SOB}`), ['fixes-format']],
+    ['Fixes: without the subject', msg('lib: Fix it', `Say why.\n\nFixes: 0123456789ab\n${SOB}`), ['fixes-format']],
+    ['stable Cc as a trailer', msg('lib: Fix it', `Say why.\n\nCc: stable@vger.kernel.org\n${SOB}`), []],
+    ['stable in the prose', msg('lib: Fix it', `Please send to stable@vger.kernel.org too.\n\n${SOB}`), ['stable-cc']],
+  ] as const)('%s', (_what, c, expected) => expect(kinds(c)).toEqual(expected));
+
+  test('each problem names its source section', () => {
+    for (const p of checkMessage(msg('nothing', ''))) expect(p.message).toMatch(/\((submitting-patches|5\.Posting)\.rst, "[^"]+"\)/);
+  });
+});
+
+describe('the series', () => {
+  test.each([
+    ['one patch needs no cover', ['a: b'], undefined, []],
+    ['two patches need a cover', ['a: b', 'a: c'], undefined, ['cover-missing']],
+    ['placeholder text', ['a: b', 'a: c'], { subject: '*** SUBJECT HERE ***', body: 'x' }, ['cover-placeholder']],
+    ['EDITME', ['a: b', 'a: c'], { subject: 'a: s', body: 'EDITME' }, ['cover-placeholder']],
+    ['repeated subjects', ['a: b', 'a: b'], { subject: 'a: s', body: 'x' }, ['subject-repeated']],
+    ['16 patches', Array.from({ length: 16 }, (_, i) => `a: p${i}`), { subject: 'a: s', body: 'x' }, ['series-length']],
+  ] as const)('%s', (_what, subjects, cover, expected) => {
+    expect(checkSeries([...subjects], cover).map((p) => p.kind)).toEqual(expected);
+  });
+});
+
+test('every maintainer and list of get_maintainer.pl must be a recipient', () => {
+  const expected = { to: ['A <a@x.org>'], cc: ['list@vger.kernel.org', 'R <r@x.org>'] };
+  expect(checkRecipients(expected, { to: ['a@x.org'], cc: ['List <LIST@vger.kernel.org>', 'R <r@x.org>'] })).toEqual([]);
+  const missing = checkRecipients(expected, { to: ['A <a@x.org>'], cc: [] });
+  expect(missing.map((p) => p.message.split(' (')[0])).toEqual(['list@vger.kernel.org', 'R <r@x.org>']);
+});
