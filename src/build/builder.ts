@@ -80,6 +80,27 @@ export class KernelBuild {
     return { object, ok: res.code === 0, messages };
   }
 
+  /**
+   * Objects built before in this build directory whose `.cmd` dependency list names the header (directly or through
+   * other headers), kernel objects only, sorted.
+   */
+  objectsDependingOn(header: string): string[] {
+    const needle = `${this.source}/${header}`;
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) {
+          if (!['scripts', 'tools', 'include', 'arch/x86/tools'].includes(path.relative(this.buildDir, full))) walk(full);
+        } else if (/^\..+\.o\.cmd$/.test(e.name) && fs.readFileSync(full, 'utf8').includes(needle)) {
+          found.push(path.relative(this.buildDir, path.join(dir, e.name.slice(1, -4))));
+        }
+      }
+    };
+    if (fs.existsSync(this.buildDir)) walk(this.buildDir);
+    return found.filter((o) => fs.existsSync(path.join(this.source, o.replace(/\.o$/, '.c')))).sort();
+  }
+
   private async mustMake(args: string[]): Promise<void> {
     const res = await runMake(this.make, args);
     if (res.code !== 0) {

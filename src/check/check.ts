@@ -93,13 +93,13 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
 async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable<CheckOptions['onStep']>): Promise<{ reports: BuildReport[]; compiler: string }> {
   const { tree } = opts;
   return withLock(tree, async () => {
+    const source = await worktreeAt(tree, opts.base);
+    const build = new KernelBuild(tree, source, opts);
     const plans = [];
-    for (const c of commits) plans.push(await objectsOf(tree, c, opts.full));
+    for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
     const objects = [...new Set(plans.flatMap((p) => p.objects))];
     const symbols = new Map<string, string[] | undefined>();
     for (const o of objects) symbols.set(o, await configSymbolsFor(o.replace(/\.o$/, '.c'), (f) => readAtCommit(tree.root, opts.tip, f)));
-    const source = await worktreeAt(tree, opts.base);
-    const build = new KernelBuild(tree, source, opts);
     const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
     const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
 
@@ -143,14 +143,14 @@ async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable
 }
 
 /** The objects a commit's changes ask to build: its .c/.S files, and for each header a sample of its dependents. */
-async function objectsOf(tree: KernelTree, c: Commit, full: boolean): Promise<{ objects: string[]; note?: string }> {
+async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: KernelBuild): Promise<{ objects: string[]; note?: string }> {
   const objects = new Set<string>();
   const notes: string[] = [];
   for (const { status, file } of c.files) {
     if (status.startsWith('D')) continue;
     if (/\.[cS]$/.test(file)) objects.add(file.replace(/\.[cS]$/, '.o'));
     if (file.endsWith('.h')) {
-      const dependents = await headerDependents(tree, c.sha, file);
+      const dependents = [...new Set([...build.objectsDependingOn(file), ...(await headerIncluders(tree, c.sha, file))])];
       const chosen = full ? dependents : dependents.slice(0, HEADER_SAMPLE);
       chosen.forEach((d) => objects.add(d));
       if (chosen.length < dependents.length) notes.push(`${file}: built ${chosen.length} of ${dependents.length} dependents (--full builds all)`);
@@ -159,8 +159,11 @@ async function objectsOf(tree: KernelTree, c: Commit, full: boolean): Promise<{ 
   return { objects: [...objects].sort(), note: notes.join('; ') || undefined };
 }
 
-/** .c files that include a header: `<linux/x.h>` for include/ and arch/x86/include/, `"x.h"` beside it. */
-async function headerDependents(tree: KernelTree, commit: string, header: string): Promise<string[]> {
+/**
+ * .c files that include a header directly: `<linux/x.h>` for include/ and arch/x86/include/, `"x.h"` beside it.
+ * Other architectures' files are left out: this build is x86-64.
+ */
+async function headerIncluders(tree: KernelTree, commit: string, header: string): Promise<string[]> {
   const m = /^(?:arch\/x86\/)?include\/(?:uapi\/)?(.+)$/.exec(header);
   const pattern = m ? `#include <${m[1]}>` : `#include "${path.posix.basename(header)}"`;
   const where = m ? ['*.c'] : [`${path.posix.dirname(header)}/*.c`];
@@ -168,7 +171,9 @@ async function headerDependents(tree: KernelTree, commit: string, header: string
   return out
     .split('\n')
     .filter(Boolean)
-    .map((l) => l.slice(commit.length + 1).replace(/\.c$/, '.o'))
+    .map((l) => l.slice(commit.length + 1))
+    .filter((f) => !f.startsWith('arch/') || f.startsWith('arch/x86/'))
+    .map((f) => f.replace(/\.c$/, '.o'))
     .sort();
 }
 

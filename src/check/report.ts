@@ -54,8 +54,9 @@ export function formatReport(r: CheckReport): string {
     out.push(`${pad(String(p.index), 4)}${pad(p.build.status, 9)}${pad(String(p.build.newWarnings.length), 6)}${pad(cp, 12)}${pad(String(p.problems.length), 7)}${p.subject}`);
   }
   for (const p of r.patches) {
-    if (!patchHasFindings(p)) continue;
+    if (!patchHasFindings(p) && !p.build.note) continue;
     out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`);
+    if (p.build.note) out.push(`  note: ${p.build.note}`);
     if (p.build.errors.length) out.push('  build errors:', ...p.build.errors.map((e) => `    ${e}`));
     if (p.build.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...p.build.newWarnings.map((w) => `  >> ${w}`));
     for (const n of p.build.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);

@@ -79,6 +79,33 @@ describe('each finding at its patch, nothing else', () => {
   });
 });
 
+describe('what is built', () => {
+  test('a header change builds a reported sample of its dependents; a patch without C is skipped, saying why', async () => {
+    const { code, report } = await checked('bcd-cleanup', 'suffix=-check');
+    expect(code).toBe(0);
+    const [p1, p2, p3] = report.patches;
+    expect(p1!.build.status).toBe('ok');
+    // lib/bcd.c itself, and 3 of the objects that include <linux/bcd.h>.
+    expect(p1!.build.objects).toContain('lib/bcd.o');
+    expect(p1!.build.objects).toHaveLength(4);
+    expect(p1!.build.note).toMatch(/^include\/linux\/bcd\.h: built 3 of \d+ dependents \(--full builds all\)$/);
+    expect(p2!.build.objects).toEqual(['lib/bcd.o']);
+    expect(p3!.build).toMatchObject({ status: 'skipped', objects: [], note: 'touches no C or assembly file' });
+    expect(p3!.checkpatch.findings.map((f) => f.type)).toEqual(['FILE_PATH_CHANGES']);
+  });
+
+  test('an object this config cannot build is reported as not build-tested, with the reason', async () => {
+    const { code, report } = await checked('not-buildable');
+    expect(code).toBe(0);
+    expect(report.patches[0]!.build).toMatchObject({
+      status: 'skipped',
+      objects: [],
+      notBuilt: [{ object: 'drivers/tty/serial/amba-pl011.o', reason: 'CONFIG_SERIAL_AMBA_PL011 needs ARM_AMBA (drivers/tty/serial/Kconfig)' }],
+    });
+    expect(report.verdict).toBe('findings');
+  });
+});
+
 describe('report.json and emit', () => {
   test('check writes report.json beside the series; emit refuses a failed check unless --force', async () => {
     const dir = path.join(out, 'checkpatch-error', 'v1');
