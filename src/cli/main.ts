@@ -2,7 +2,7 @@
 import yargs, { type Argv } from 'yargs';
 import { check } from '../commands/check.js';
 import { doctor } from '../commands/doctor.js';
-import type { GlobalOptions, Io } from '../commands/io.js';
+import { processErr, type GlobalOptions, type Io } from '../commands/io.js';
 import { recipes } from '../commands/recipes.js';
 import { emit, generate, send, series } from '../commands/series.js';
 import { start } from '../commands/start.js';
@@ -192,7 +192,7 @@ function globals(args: Record<string, unknown>): GlobalOptions {
 function processIo(): Io {
   return {
     out: (t) => process.stdout.write(`${t}\n`),
-    err: (t) => process.stderr.write(`${t}\n`),
+    err: processErr,
     cwd: process.cwd(),
     env: process.env,
   };

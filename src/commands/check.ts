@@ -5,9 +5,10 @@ import { checkRange } from '../check/check.js';
 import { formatReport } from '../check/report.js';
 import { UsageError } from '../errors.js';
 import { loadSeries } from '../series/store.js';
-import { gitTry } from '../tools/git.js';
+import { gitRaw, gitTry } from '../tools/git.js';
 import { openTree } from '../tree/tree.js';
-import { printJson, type GlobalOptions, type Io } from './io.js';
+import { liveView, lineView } from './check-view.js';
+import { printJson, processErr, type GlobalOptions, type Io } from './io.js';
 
 export interface CheckArgs {
   series?: string;
@@ -43,6 +44,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), rec.name, `v${rec.version}`);
   }
   const mails = dir ? emittedMails(dir) : undefined;
+  const view = g.json ? undefined : process.stderr.isTTY && io.err === processErr ? liveView(await subjectsOf(tree.root, base, tip)) : lineView(io);
   const report = await checkRange({
     tree,
     base,
@@ -56,8 +58,8 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     config: a.config,
     distcc: a.distcc,
     env: io.env,
-    onStep: g.json ? undefined : (i, step, state, detail) => io.err(`[${i}] ${step} ${state === 'start' ? '…' : 'done'}${detail ? `: ${detail}` : ''}`),
-  });
+    onStep: view?.onStep,
+  }).finally(() => view?.finish());
   if (dir) {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, REPORT_FILE), `${JSON.stringify(report, null, 2)}\n`);
@@ -76,4 +78,8 @@ function emittedMails(dir: string): Map<number, string> | undefined {
     if (m && m[1] !== '0000') mails.set(Number(m[1]), fs.readFileSync(path.join(dir, f), 'utf8'));
   }
   return mails.size ? mails : undefined;
+}
+
+async function subjectsOf(root: string, base: string, tip: string): Promise<string[]> {
+  return (await gitRaw(root, ['log', '--reverse', '--format=%s', `${base}..${tip}`])).trim().split('\n').filter(Boolean);
 }

@@ -15,3 +15,8 @@ export interface GlobalOptions {
 export function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value, null, 2));
 }
+
+/** The process's own stderr writer: a live terminal view is drawn only when a command writes there. */
+export const processErr = (t: string): void => {
+  process.stderr.write(`${t}\n`);
+};
