@@ -40,11 +40,13 @@ export class KernelBuild {
     const ccache = onPath('ccache', env);
     const distcc = opts.distcc || !!env.DISTCC_HOSTS;
     const cc = distcc ? (ccache ? 'ccache gcc' : 'distcc gcc') : ccache ? 'ccache gcc' : undefined;
+    // DISTCC_* and CCACHE_* settings of the environment kseries was given reach the compiler through make.
+    const distccEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(DISTCC|CCACHE)_/.test(e[0]) && e[1] !== undefined));
     this.make = {
       source,
       buildDir: this.buildDir,
       cc,
-      env: distcc && ccache ? { CCACHE_PREFIX: 'distcc' } : undefined,
+      env: distcc ? { ...distccEnv, ...(ccache ? { CCACHE_PREFIX: 'distcc' } : {}) } : undefined,
     };
   }
 
