@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ToolFailedError } from '../errors.js';
 import { onPath } from '../doctor.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
-import { runMake, runScriptsConfig, type MakeOptions } from '../tools/make.js';
+import { runMake, runMakeMerged, runScriptsConfig, type MakeOptions } from '../tools/make.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { kconfigDepends, parseCompilerOutput, type CompilerMessage } from './kbuild.js';
@@ -73,6 +73,29 @@ export class KernelBuild {
     for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
     await this.mustMake(['prepare']);
     return off;
+  }
+
+  /**
+   * Compile several objects with W=1 in one make (in parallel, output grouped per target with -Otarget), and
+   * split the compiler's messages by the "CC <object>" line that heads each group.
+   */
+  async compileMany(objects: string[]): Promise<CompileResult[]> {
+    if (objects.length <= 1) return Promise.all(objects.map((o) => this.compile(o)));
+    const res = await runMakeMerged(this.make, ['-k', '-Otarget', 'W=1', ...objects]);
+    const byObject = new Map<string, string[]>(objects.map((o) => [o, []]));
+    let current: string[] | undefined;
+    for (const line of res.output.split('\n')) {
+      const cc = /^\s+(?:CC|AS)(?: \[M\])?\s+(\S+\.o)$/.exec(line);
+      if (cc) current = byObject.get(cc[1]!);
+      else current?.push(line);
+    }
+    const results = objects.map((o) => {
+      const messages = parseCompilerOutput(byObject.get(o)!.join('\n'), this.source);
+      return { object: o, ok: !messages.some((m) => m.level === 'error'), messages };
+    });
+    // make failed without a compiler error of ours (a missing rule, say): no object can count as built.
+    if (res.code !== 0 && results.every((r) => r.ok)) return results.map((r) => ({ ...r, ok: false }));
+    return results;
   }
 
   /** Compile one object with W=1; the messages of that compile. */

@@ -104,10 +104,9 @@ async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable
     const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
 
     const last = new Map<string, CompilerMessage[]>();
-    for (const o of objects) {
-      if (reasonFor(o) || !(await exists(tree, opts.base, o))) continue;
-      last.set(o, (await build.compile(o)).messages);
-    }
+    const atBase = [];
+    for (const o of objects) if (!reasonFor(o) && (await exists(tree, opts.base, o))) atBase.push(o);
+    for (const r of await build.compileMany(atBase)) last.set(r.object, r.messages);
     const reports: BuildReport[] = [];
     for (const [i, c] of commits.entries()) {
       const plan = plans[i]!;
@@ -120,12 +119,11 @@ async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable
       const report: BuildReport = { status: 'ok', objects: [], errors: [], newWarnings: [], notBuilt: [], note: plan.note };
       for (const o of plan.objects) {
         const reason = reasonFor(o);
-        if (reason) {
-          report.notBuilt.push({ object: o, reason });
-          continue;
-        }
-        const r = await build.compile(o);
-        report.objects.push(o);
+        if (reason) report.notBuilt.push({ object: o, reason });
+        else report.objects.push(o);
+      }
+      for (const r of await build.compileMany(report.objects)) {
+        const o = r.object;
         if (!r.ok) {
           report.status = 'failed';
           const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);

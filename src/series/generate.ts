@@ -7,7 +7,7 @@ import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
 import { planSeries, type PlannedPatch, type SeriesPlan } from './plan.js';
 import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
-import { withLock, worktreeAt } from './workspace.js';
+import { withLock, worktreeAt, writingWorktree } from './workspace.js';
 
 export interface GenerateOptions {
   tree: KernelTree;
@@ -84,20 +84,22 @@ async function commitPlan(tree: KernelTree, base: string, patches: PlannedPatch[
   const configured = await gitTry(tree.root, ['config', 'user.email']);
   const env: Record<string, string> = configured ? {} : { GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
   const commits: { sha: string; subject: string }[] = [];
-  for (const patch of patches) {
-    for (const change of patch.changes) {
-      const file = path.join(wt, change.file);
-      if (change.after === undefined) fs.rmSync(file, { force: true });
-      else {
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, change.after);
+  await writingWorktree(tree, async () => {
+    for (const patch of patches) {
+      for (const change of patch.changes) {
+        const file = path.join(wt, change.file);
+        if (change.after === undefined) fs.rmSync(file, { force: true });
+        else {
+          fs.mkdirSync(path.dirname(file), { recursive: true });
+          fs.writeFileSync(file, change.after);
+        }
       }
+      await gitRaw(wt, ['add', '-A', '--', ...patch.changes.map((c) => c.file)]);
+      const message = `${patch.subject}\n\n${patch.body ? `${patch.body}\n\n` : ''}Signed-off-by: ${author}\n`;
+      await gitRaw(wt, ['commit', '-q', '--no-verify', '--cleanup=whitespace', `--author=${author}`, '-m', message], env);
+      commits.push({ sha: (await gitRaw(wt, ['rev-parse', 'HEAD'])).trim(), subject: patch.subject });
     }
-    await gitRaw(wt, ['add', '-A', '--', ...patch.changes.map((c) => c.file)]);
-    const message = `${patch.subject}\n\n${patch.body ? `${patch.body}\n\n` : ''}Signed-off-by: ${author}\n`;
-    await gitRaw(wt, ['commit', '-q', '--no-verify', '--cleanup=whitespace', `--author=${author}`, '-m', message], env);
-    commits.push({ sha: (await gitRaw(wt, ['rev-parse', 'HEAD'])).trim(), subject: patch.subject });
-  }
+  });
   return { tip: commits[commits.length - 1]!.sha, commits };
 }
 

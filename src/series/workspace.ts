@@ -48,11 +48,28 @@ export async function worktreeAt(tree: KernelTree, commit: string): Promise<stri
     fs.rmSync(dir, { recursive: true, force: true });
     await gitRaw(tree.root, ['worktree', 'prune']);
     await gitRaw(tree.root, ['worktree', 'add', '--detach', '--force', dir, commit]);
+    fs.rmSync(dirtyMarker(tree), { force: true });
     return dir;
   }
-  await gitTry(dir, ['am', '--abort']);
-  await gitRaw(dir, ['reset', '-q', '--hard']);
-  await gitRaw(dir, ['clean', '-q', '-fd']);
-  await gitRaw(dir, ['checkout', '-q', '--detach', commit]);
+  if (fs.existsSync(dirtyMarker(tree))) {
+    await gitTry(dir, ['am', '--abort']);
+    await gitRaw(dir, ['reset', '-q', '--hard']);
+    await gitRaw(dir, ['clean', '-q', '-fd']);
+    fs.rmSync(dirtyMarker(tree));
+  }
+  await gitRaw(dir, ['checkout', '-q', '-f', '--detach', commit]);
   return dir;
+}
+
+/** Present while kseries writes files into its worktree; a run that finds it knows the last one was interrupted. */
+function dirtyMarker(tree: KernelTree): string {
+  return path.join(kseriesDir(tree), 'worktree-dirty');
+}
+
+/** Write into the worktree: marked, so that an interruption is cleaned up (reset and clean) by the next run. */
+export async function writingWorktree<T>(tree: KernelTree, work: () => Promise<T>): Promise<T> {
+  fs.writeFileSync(dirtyMarker(tree), String(process.pid));
+  const result = await work();
+  fs.rmSync(dirtyMarker(tree), { force: true });
+  return result;
 }

@@ -1,6 +1,6 @@
 // kbuild's make, always out of tree (O=), with the compiler wrapper (ccache, distcc) as a make variable.
 import os from 'node:os';
-import { runRaw, type RunResult } from './run.js';
+import { runMerged, runRaw, type RunResult } from './run.js';
 
 export interface MakeOptions {
   /** The kernel source (kseries' worktree). */
@@ -13,11 +13,20 @@ export interface MakeOptions {
   jobs?: number;
 }
 
-/** `make O=<buildDir> [-jN] [CC=...] args...` in the source; the exit code is returned, not thrown. */
-export function runMake(opts: MakeOptions, args: string[]): Promise<RunResult> {
+function makeArgs(opts: MakeOptions, args: string[]): string[] {
   const argv = ['-C', opts.source, `O=${opts.buildDir}`, `-j${opts.jobs ?? os.cpus().length}`];
   if (opts.cc) argv.push(`CC=${opts.cc}`, `HOSTCC=gcc`);
-  return runRaw('make', [...argv, ...args], { cwd: opts.source, env: opts.env });
+  return [...argv, ...args];
+}
+
+/** `make O=<buildDir> [-jN] [CC=...] args...` in the source; the exit code is returned, not thrown. */
+export function runMake(opts: MakeOptions, args: string[]): Promise<RunResult> {
+  return runRaw('make', makeArgs(opts, args), { cwd: opts.source, env: opts.env });
+}
+
+/** Like runMake, with stdout and stderr in one stream in the order they were written. */
+export function runMakeMerged(opts: MakeOptions, args: string[]): Promise<{ code: number; output: string }> {
+  return runMerged('make', makeArgs(opts, args), { cwd: opts.source, env: opts.env });
 }
 
 /** The tree's scripts/config, to switch options in a .config file. */

@@ -1,5 +1,8 @@
 // The one choke point through which kseries starts programs: argument arrays, an explicit cwd, never a shell.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { MissingToolError, ToolFailedError } from '../errors.js';
 import { packageFor } from './packages.js';
 
@@ -61,6 +64,29 @@ export function runRaw(program: string, args: readonly string[], opts: RunOption
     });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * Run with stdout and stderr going to one file, so their lines keep the order the program wrote them in (make's
+ * "CC file.o" lines on stdout and the compiler's warnings on stderr). Any exit code is returned.
+ */
+export async function runMerged(program: string, args: readonly string[], opts: RunOptions): Promise<{ code: number; output: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-out-'));
+  const file = path.join(dir, 'output');
+  const fd = fs.openSync(file, 'w');
+  try {
+    const code = await new Promise<number>((resolve, reject) => {
+      const child = spawn(program, args, { cwd: opts.cwd, env: { ...process.env, LC_ALL: 'C', ...opts.env }, stdio: ['ignore', fd, fd] });
+      child.on('error', (e: NodeJS.ErrnoException) =>
+        reject(e.code === 'ENOENT' ? new MissingToolError(`${program} is not installed`, `apt-get install ${packageFor(program)}  (or run: kseries doctor --install)`) : e),
+      );
+      child.on('close', (c, signal) => resolve(c ?? (signal ? 128 : 1)));
+    });
+    return { code, output: fs.readFileSync(file, 'utf8') };
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function lastLine(text: string): string {
