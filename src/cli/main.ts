@@ -137,7 +137,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         }),
       ),
     )
-    .command('start', 'the main job: set up, provision the tree, generate and emit the built-in series', {}, run((g) => start(io, g)))
+    .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', {}, run((g) => start(io, g)))
     .demandCommand(1, 'name a command')
     .strict()
     .exitProcess(false)

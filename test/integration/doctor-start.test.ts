@@ -34,7 +34,7 @@ test('doctor names the Debian package of each missing program', async () => {
   }
 });
 
-test('start generates and emits the built-in static-key series, checkpatch-clean, and says what to run next', async () => {
+test('start generates, checks and emits the built-in static-key series, and says what to run next', async () => {
   const tree = await userTree();
   const r = await cli(['--tree', tree.root, 'start'], { cwd });
   expect(r.code).toBe(0);
@@ -43,6 +43,8 @@ test('start generates and emits the built-in static-key series, checkpatch-clean
     const files = fs.readdirSync(dir).filter((f) => f.endsWith('.patch'));
     expect(files).toHaveLength(1);
     const text = fs.readFileSync(path.join(dir, files[0]!), 'utf8');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')).verdict).toBe('clean');
+    expect(text).toContain('Checked with kseries: 1 of 1 patches built one by one (x86_64 defconfig, W=1) with no new warnings');
     expect((await runCheckpatch(tree.root, text, { strict: true })).findings).toEqual([]);
     expect(git(tree.root, 'show', `kseries/static-key-${flag}/v1:mm/memcontrol.c`)).toContain(`static DEFINE_STATIC_KEY_FALSE_RO(${flag}_key);`);
   }
