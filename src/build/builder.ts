@@ -2,13 +2,16 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolFailedError } from '../errors.js';
+import { ToolFailedError, UsageError } from '../errors.js';
 import { onPath } from '../doctor.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { runMake, runMakeMerged, runScriptsConfig, type MakeOptions } from '../tools/make.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
-import { kconfigDepends, parseCompilerOutput, type CompilerMessage } from './kbuild.js';
+import { kconfigDepends, parseCompilerOutput, plainSymbols, type CompilerMessage } from './kbuild.js';
+
+/** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
+const DEPENDENCY_ROUNDS = 4;
 
 export interface BuildOptions {
   /** defconfig (default), allmodconfig, or a path to a .config file. */
@@ -34,7 +37,7 @@ export class KernelBuild {
     private readonly opts: BuildOptions,
   ) {
     const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
-    const configName = opts.config === 'defconfig' || opts.config === 'allmodconfig' ? opts.config : `file-${createHash('sha1').update(path.resolve(opts.config)).digest('hex').slice(0, 8)}`;
+    const configName = opts.config === 'defconfig' || opts.config === 'allmodconfig' ? opts.config : `file-${configFileHash(opts.config)}`;
     this.buildDir = path.join(cacheDir(opts.env), 'build', treeId, configName);
     const env = opts.env ?? process.env;
     const ccache = onPath('ccache', env);
@@ -65,9 +68,21 @@ export class KernelBuild {
       if (this.opts.config === 'defconfig' || this.opts.config === 'allmodconfig') await this.mustMake([this.opts.config]);
       else fs.copyFileSync(path.resolve(this.opts.config), configFile);
     }
-    const wanted = symbols.filter((s) => !isSet(fs.readFileSync(configFile, 'utf8'), s));
-    await runScriptsConfig(this.source, configFile, ['--disable', 'WERROR', ...wanted.flatMap((s) => ['--enable', s])]);
-    await this.mustMake(['olddefconfig']);
+    // Switch the symbols on; what olddefconfig switches off again for want of a plain dependency gets that
+    // dependency switched on too, for a few rounds; what is still off then is reported with its dependencies.
+    let wanted = [...symbols];
+    for (let round = 0; round < DEPENDENCY_ROUNDS; round++) {
+      await runScriptsConfig(this.source, configFile, ['--disable', 'WERROR', ...wanted.flatMap((s) => ['--enable', s])]);
+      await this.mustMake(['olddefconfig']);
+      const config = fs.readFileSync(configFile, 'utf8');
+      const more: string[] = [];
+      for (const s of wanted.filter((w) => !isSet(config, w))) {
+        const needs = plainSymbols((await this.dependsOf(s, kconfigAt))?.deps ?? []) ?? [];
+        more.push(...needs.filter((n) => !isSet(config, n) && !wanted.includes(n)));
+      }
+      if (more.length === 0) break;
+      wanted = [...wanted, ...more];
+    }
     const config = fs.readFileSync(configFile, 'utf8');
     const off = new Map<string, string>();
     for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
@@ -134,16 +149,38 @@ export class KernelBuild {
     }
   }
 
-  private async whyOff(symbol: string, commit: string): Promise<string> {
+  private async dependsOf(symbol: string, commit: string): Promise<{ file: string; deps: string[] } | undefined> {
     const hits = await gitRaw(this.tree.root, ['grep', '-l', '-E', `^\\s*(menu)?config ${symbol}\\s*$`, commit, '--', '*Kconfig*']).catch(() => '');
     for (const hit of hits.split('\n').filter(Boolean)) {
       const file = hit.slice(commit.length + 1);
       const deps = kconfigDepends((await readAtCommit(this.tree.root, commit, file)) ?? '', symbol);
-      if (deps?.length) return `CONFIG_${symbol} needs ${deps.join(' && ')} (${file})`;
-      if (deps) return `CONFIG_${symbol} could not be enabled (${file}: selected, or set by a choice)`;
+      if (deps) return { file, deps };
     }
-    return `CONFIG_${symbol} is not defined in any Kconfig of this architecture`;
+    return undefined;
   }
+
+  private async whyOff(symbol: string, commit: string): Promise<string> {
+    const found = await this.dependsOf(symbol, commit);
+    if (!found) return `CONFIG_${symbol} is not defined in any Kconfig of this architecture`;
+    if (found.deps.length) return `CONFIG_${symbol} needs ${found.deps.join(' && ')} (${found.file})`;
+    return `CONFIG_${symbol} could not be enabled (${found.file}: selected, or set by a choice)`;
+  }
+}
+
+/** Refuse a --config that is neither a known target nor a readable file, before any work starts. */
+export function assertConfig(config: string): void {
+  if (config !== 'defconfig' && config !== 'allmodconfig') configFileHash(config);
+}
+
+/** A config file's build directory follows its content, so an edited file gets a fresh configuration. */
+function configFileHash(file: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(file), 'utf8');
+  } catch {
+    throw new UsageError(`--config ${file}: no such file`, 'give defconfig, allmodconfig or the path of a .config file');
+  }
+  return createHash('sha1').update(text).digest('hex').slice(0, 12);
 }
 
 function isSet(config: string, symbol: string): boolean {

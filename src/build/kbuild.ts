@@ -48,18 +48,34 @@ function findAssignment(makefile: string, target: string): { variable: string; s
   return undefined;
 }
 
-/** The `depends on` expressions of `config SYMBOL` in a Kconfig file's text, or undefined when it is not there. */
+/**
+ * What `config SYMBOL` in a Kconfig file's text depends on: the conditions of the `if` blocks around it and its own
+ * `depends on` lines. Undefined when the file does not define the symbol.
+ */
 export function kconfigDepends(kconfig: string, symbol: string): string[] | undefined {
   const lines = kconfig.split('\n');
   const start = lines.findIndex((l) => new RegExp(`^\\s*(menu)?config\\s+${symbol}\\s*$`).test(l));
   if (start < 0) return undefined;
-  const deps: string[] = [];
+  // `if` blocks stand at the start of a line; an indented "if ..." is help text.
+  const enclosing: string[] = [];
+  for (const line of lines.slice(0, start)) {
+    const open = /^if\s+(.*?)\s*$/.exec(line);
+    if (open) enclosing.push(open[1]!);
+    else if (/^endif\b/.test(line)) enclosing.pop();
+  }
+  const deps: string[] = [...enclosing];
   for (const line of lines.slice(start + 1)) {
     if (/^\s*(menu)?config\s|^\s*(endmenu|endif|menu|if|choice|endchoice|source|comment)\b/.test(line)) break;
     const d = /^\s*depends on\s+(.*?)\s*$/.exec(line);
     if (d) deps.push(d[1]!);
   }
   return deps;
+}
+
+/** The symbols a dependency list needs set, when it is only a conjunction of plain symbols; else undefined. */
+export function plainSymbols(deps: string[]): string[] | undefined {
+  const words = deps.flatMap((d) => d.split(/\s*&&\s*/)).map((w) => w.replace(/^\((.*)\)$/, '$1').trim());
+  return words.every((w) => /^[A-Z0-9_]+$/.test(w)) ? words : undefined;
 }
 
 export interface CompilerMessage {

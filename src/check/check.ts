@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KernelBuild, type BuildOptions } from '../build/builder.js';
+import { assertConfig, KernelBuild, type BuildOptions } from '../build/builder.js';
 import { missingBuildPackages } from '../doctor.js';
 import { MissingToolError } from '../errors.js';
 import { configSymbolsFor, newWarnings, type CompilerMessage } from '../build/kbuild.js';
@@ -44,6 +44,7 @@ interface Commit {
 
 export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   const { tree } = opts;
+  if (opts.build) assertConfig(opts.config);
   const missing = opts.build ? await missingBuildPackages(opts.env) : [];
   if (missing.length > 0) {
     throw new MissingToolError(`kernel builds need Debian packages that are missing: ${missing.join(' ')}`, `apt-get install -y ${missing.join(' ')}  (or kseries doctor --install; --no-build skips builds)`);

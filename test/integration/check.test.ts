@@ -139,6 +139,22 @@ describe('report.json and emit', () => {
   });
 });
 
+test('--config FILE builds with that configuration in a build directory of its own', async () => {
+  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-config-'));
+  const config = path.join(own, 'tiny.config');
+  // A minimal config has neither MEMCG nor CGROUPS (the `if CGROUPS` around MEMCG): kseries switches both on.
+  fs.writeFileSync(config, 'CONFIG_64BIT=y\nCONFIG_PRINTK=y\n');
+  const r = await run('check', 'static-key-cgroup_memory_nobpf', '--out', own, '--config', config, '--json');
+  expect(r.err).toBe('');
+  const report = JSON.parse(r.out) as CheckReport;
+  expect(report.config).toBe(config);
+  expect(report.patches[0]!.build).toMatchObject({ status: 'ok', objects: ['mm/memcontrol.o'], newWarnings: [] });
+  const bad = await run('check', 'static-key-cgroup_memory_nobpf', '--out', own, '--config', path.join(own, 'missing.config'));
+  expect(bad.code).toBe(2);
+  expect(bad.err).toMatch(/^kseries: --config .*missing\.config: no such file\n/);
+  fs.rmSync(own, { recursive: true, force: true });
+});
+
 test('missing build packages give one line naming them', async () => {
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-bin-'));
   fs.symlinkSync('/usr/bin/git', path.join(bin, 'git'));

@@ -1,6 +1,6 @@
 // Reading Kbuild: which symbols build an object, what a symbol depends on, and compiler output.
 import { expect, test } from 'vitest';
-import { configSymbolsFor, kconfigDepends, newWarnings, parseCompilerOutput } from '../../src/build/kbuild.js';
+import { configSymbolsFor, kconfigDepends, newWarnings, parseCompilerOutput, plainSymbols } from '../../src/build/kbuild.js';
 
 const TREE: Record<string, string> = {
   'drivers/Makefile': 'obj-y += base/\nobj-$(CONFIG_NET) += net/\n',
@@ -24,10 +24,13 @@ test.each([
   expect(await configSymbolsFor(file, read)).toEqual(symbols);
 });
 
-test('depends on lines of one config entry', () => {
-  const kconfig = ['config A', '\tbool "a"', '\tdepends on B && C', '\tdepends on !D', '', 'config B', '\tdepends on X'].join('\n');
-  expect(kconfigDepends(kconfig, 'A')).toEqual(['B && C', '!D']);
+test('depends on lines of one config entry, and the if blocks around it', () => {
+  const kconfig = ['if OUTER', 'config H', '\thelp', '\t  if this were a block it would count', 'if INNER', 'endif', 'config A', '\tbool "a"', '\tdepends on B && C', '\tdepends on !D', '', 'config B', '\tdepends on X', 'endif'].join('\n');
+  expect(kconfigDepends(kconfig, 'A')).toEqual(['OUTER', 'B && C', '!D']);
   expect(kconfigDepends(kconfig, 'Z')).toBeUndefined();
+  expect(plainSymbols(['OUTER', 'B && C'])).toEqual(['OUTER', 'B', 'C']);
+  expect(plainSymbols(['B && !D'])).toBeUndefined();
+  expect(plainSymbols(['A || B'])).toBeUndefined();
 });
 
 const SRC = '/work/tree';
