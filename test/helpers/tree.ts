@@ -1,5 +1,7 @@
 // The real kernel tree for integration tests: the provisioned cache, and throw-away clones of it as "a user's tree".
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -41,4 +43,21 @@ export async function cli(args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   const io: Io = { out: (t) => out.push(t), err: (t) => err.push(t), cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env };
   const code = await main(args, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/**
+ * Run `fn` with a PATH that holds git and nothing else (the process's own, for programs kseries starts, and the
+ * one handed to the CLI), as on a machine without perl, make or gcc.
+ */
+export async function withOnlyGit<T>(fn: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
+  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-bin-'));
+  fs.symlinkSync('/usr/bin/git', path.join(bin, 'git'));
+  const saved = process.env.PATH;
+  process.env.PATH = bin;
+  try {
+    return await fn({ ...process.env, PATH: bin });
+  } finally {
+    process.env.PATH = saved;
+    fs.rmSync(bin, { recursive: true, force: true });
+  }
 }

@@ -1,11 +1,9 @@
 // Bad input: one line naming the problem, one hint, exit code 2, no stack, no series branch, the checkout untouched.
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { snapshot, type Snapshot } from '../helpers/snapshot.js';
-import { cli, FIXTURE_RECIPES, git, userTree } from '../helpers/tree.js';
+import { cli, FIXTURE_RECIPES, git, userTree, withOnlyGit } from '../helpers/tree.js';
 
 let tree: KernelTree;
 let before: Snapshot;
@@ -69,18 +67,10 @@ describe('environment', () => {
     expect((await cli(['--tree', tree.root, '--recipes', FIXTURE_RECIPES, 'generate', 'bcd-cleanup', '--set', 'suffix=-bad'])).code).toBe(0);
     await expectUserError(['emit', 'bcd-cleanup-bad', '--out', '/dev/null/out'], /cannot write \/dev\/null\/out/);
   });
-  test('a missing program (perl) names its Debian package', async () => {
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-bin-'));
-    fs.symlinkSync('/usr/bin/git', path.join(bin, 'git'));
-    const saved = process.env.PATH;
-    process.env.PATH = bin;
-    try {
+  test('a missing program (perl) names its Debian package', () =>
+    withOnlyGit(async () => {
       const line = await expectUserError(['emit', 'bcd-cleanup-bad', '--out', os.tmpdir()], /perl is not installed/);
       expect(line).toBe('kseries: perl is not installed');
-    } finally {
-      process.env.PATH = saved;
-      fs.rmSync(bin, { recursive: true, force: true });
-    }
-  });
+    }));
   test('an unknown command', () => expectUserError(['frobnicate'], /Unknown argument: frobnicate|Unknown command/));
 });

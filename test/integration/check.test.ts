@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { cli, FIXTURE_RECIPES, git, userTree } from '../helpers/tree.js';
+import { cli, FIXTURE_RECIPES, git, userTree, withOnlyGit } from '../helpers/tree.js';
 
 let tree: KernelTree;
 let out: string;
@@ -155,18 +155,10 @@ test('--config FILE builds with that configuration in a build directory of its o
   fs.rmSync(own, { recursive: true, force: true });
 });
 
-test('missing build packages give one line naming them', async () => {
-  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-bin-'));
-  fs.symlinkSync('/usr/bin/git', path.join(bin, 'git'));
-  const saved = process.env.PATH;
-  process.env.PATH = bin;
-  try {
-    const r = await cli(['--tree', tree.root, 'check', 'new-warning', '--out', out], { env: { ...process.env, PATH: bin } });
+test('missing build packages give one line naming them', () =>
+  withOnlyGit(async (env) => {
+    const r = await cli(['--tree', tree.root, 'check', 'new-warning', '--out', out], { env });
     expect(r.code).toBe(2);
     expect(r.err.split('\n')).toHaveLength(2);
     expect(r.err).toMatch(/^kseries: kernel builds need Debian packages that are missing: perl make gcc flex bison bc\n/);
-  } finally {
-    process.env.PATH = saved;
-    fs.rmSync(bin, { recursive: true, force: true });
-  }
-});
+  }));
