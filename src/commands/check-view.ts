@@ -5,6 +5,7 @@ import type { CheckOptions } from '../check/check.js';
 import type { Io } from './io.js';
 
 type Step = 'checkpatch' | 'build' | 'rules';
+const STEPS: Step[] = ['checkpatch', 'build', 'rules'];
 type OnStep = NonNullable<CheckOptions['onStep']>;
 
 interface Deferred {
@@ -23,8 +24,8 @@ export function liveView(subjects: string[]): CheckView {
   const steps = new Map<string, Deferred>();
   const key = (i: number, s: Step) => `${i}:${s}`;
   const titles = new Map<string, (t: string) => void>();
-  for (const [n, _subject] of subjects.entries()) {
-    for (const s of ['checkpatch', 'build', 'rules'] as Step[]) {
+  for (let n = 0; n < subjects.length; n++) {
+    for (const s of STEPS) {
       let resolve!: (d: string | undefined) => void;
       const promise = new Promise<string | undefined>((r) => (resolve = r));
       steps.set(key(n + 1, s), { promise, resolve, started: (d) => titles.get(key(n + 1, s))?.(`${s}: ${d ?? 'running'}`) });
@@ -35,7 +36,7 @@ export function liveView(subjects: string[]): CheckView {
       title: `[${n + 1}/${subjects.length}] ${subject}`,
       task: (_ctx, task) =>
         task.newListr(
-          (['checkpatch', 'build', 'rules'] as Step[]).map((s) => ({
+          STEPS.map((s) => ({
             title: s,
             task: async (_c, t) => {
               titles.set(key(n + 1, s), (title) => (t.title = title));
