@@ -2,8 +2,9 @@
 import { provisionTree } from '../tree/provision.js';
 import { benchCheck10 } from './check-10.js';
 import { benchEmit30 } from './emit-30.js';
+import { benchScan } from './scan-tree.js';
 import { formatResult } from './measure.js';
 
 const tree = (await provisionTree({ cwd: process.cwd(), log: (l) => console.error(l) })).tree;
 console.log(`kseries bench on Linux ${tree.version} at ${tree.root}`);
-for (const bench of [benchEmit30, benchCheck10]) for (const r of [await bench(tree)].flat()) console.log(formatResult(r));
+for (const bench of [benchEmit30, benchCheck10, benchScan]) for (const r of [await bench(tree)].flat()) console.log(formatResult(r));

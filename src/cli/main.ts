@@ -4,6 +4,7 @@ import { check } from '../commands/check.js';
 import { doctor } from '../commands/doctor.js';
 import { processErr, type GlobalOptions, type Io } from '../commands/io.js';
 import { recipes } from '../commands/recipes.js';
+import { scan } from '../commands/scan.js';
 import { emit, generate, send, series } from '../commands/series.js';
 import { start } from '../commands/start.js';
 import { treeInit, treeShow } from '../commands/tree.js';
@@ -136,6 +137,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           distcc: a.distcc === true,
         }),
       ),
+    )
+    .command('scan <what>', 'find candidates tree-wide: static-keys (flags tested in branches), each with a verdict', (y: Argv) =>
+      y
+        .positional('what', { choices: ['static-keys'] as const, demandOption: true })
+        .option('path', { type: 'string', coerce: asList, describe: 'only this folder of the tree (repeat)' })
+        .example('$0 scan static-keys --path mm --json', ''),
+      run((g, a) => scan(io, g, { paths: (a.path as string[]) ?? [] })),
     )
     .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', {}, run((g) => start(io, g)))
     .demandCommand(1, 'name a command')

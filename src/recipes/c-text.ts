@@ -2,31 +2,36 @@
 
 /** The text with comments, string and character literals blanked (newlines kept), so offsets still match. */
 export function maskC(text: string): string {
-  const out = text.split('');
+  const parts: string[] = [];
+  const blank = (from: number, to: number) => parts.push(text.slice(from, to).replace(/[^\n]/g, ' '));
+  let copied = 0;
   let i = 0;
-  const blank = (from: number, to: number) => {
-    for (let k = from; k < to; k++) if (out[k] !== '\n') out[k] = ' ';
-  };
   while (i < text.length) {
     const c = text[i];
+    let from = -1;
+    let to = -1;
     if (c === '/' && text[i + 1] === '*') {
       const end = text.indexOf('*/', i + 2);
-      const stop = end < 0 ? text.length : end + 2;
-      blank(i, stop);
-      i = stop;
+      [from, to] = [i, end < 0 ? text.length : end + 2];
     } else if (c === '/' && text[i + 1] === '/') {
-      let stop = text.indexOf('\n', i);
-      if (stop < 0) stop = text.length;
-      blank(i, stop);
-      i = stop;
+      const end = text.indexOf('\n', i);
+      [from, to] = [i, end < 0 ? text.length : end];
     } else if (c === '"' || c === "'") {
       let k = i + 1;
       while (k < text.length && text[k] !== c && text[k] !== '\n') k += text[k] === '\\' ? 2 : 1;
-      blank(i + 1, k);
-      i = k + 1;
-    } else i++;
+      [from, to] = [i + 1, Math.min(k, text.length)];
+    }
+    if (from < 0) {
+      i++;
+      continue;
+    }
+    parts.push(text.slice(copied, from));
+    blank(from, to);
+    copied = to;
+    i = c === '"' || c === "'" ? to + 1 : to;
   }
-  return out.join('');
+  parts.push(text.slice(copied));
+  return parts.join('');
 }
 
 /** Brace depth at every offset of masked text (the depth before the character at that offset). */

@@ -1,7 +1,7 @@
 // git, through simple-git (argument arrays, an explicit working directory, no shell).
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
-import { run } from './run.js';
+import { run, runBytes } from './run.js';
 
 export function git(cwd: string): SimpleGit {
   return simpleGit({ baseDir: cwd, config: ['core.quotepath=off', 'advice.detachedHead=false'] });
@@ -43,4 +43,22 @@ function gitError(e: unknown, args: string[]): Error {
 /** The file's text at a commit, or undefined when it does not exist there. */
 export async function readAtCommit(cwd: string, commit: string, file: string): Promise<string | undefined> {
   return gitTry(cwd, ['show', `${commit}:${file}`]);
+}
+
+/** Many files' texts at one commit through one `git cat-file --batch`; missing files are left out. */
+export async function readManyAtCommit(cwd: string, commit: string, files: string[]): Promise<Map<string, string>> {
+  const res = await runBytes('git', ['cat-file', '--batch'], { cwd, input: files.map((f) => `${commit}:${f}\n`).join('') });
+  const texts = new Map<string, string>();
+  let pos = 0;
+  for (const file of files) {
+    const eol = res.stdout.indexOf(10, pos);
+    if (eol < 0) break;
+    const header = res.stdout.subarray(pos, eol).toString('utf8');
+    pos = eol + 1;
+    const size = /^[0-9a-f]+ blob (\d+)$/.exec(header)?.[1];
+    if (size === undefined) continue; // "<spec> missing"
+    texts.set(file, res.stdout.subarray(pos, pos + Number(size)).toString('utf8'));
+    pos += Number(size) + 1;
+  }
+  return texts;
 }

@@ -35,7 +35,13 @@ export async function run(program: string, args: readonly string[], opts: RunOpt
 }
 
 /** Like run(), but any exit code is returned instead of thrown. */
-export function runRaw(program: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+export async function runRaw(program: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+  const r = await runBytes(program, args, opts);
+  return { code: r.code, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
+}
+
+/** Like runRaw, with stdout and stderr as bytes (for framed output such as git cat-file --batch). */
+export function runBytes(program: string, args: readonly string[], opts: RunOptions): Promise<{ code: number; stdout: Buffer; stderr: Buffer }> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
       cwd: opts.cwd,
@@ -53,11 +59,7 @@ export function runRaw(program: string, args: readonly string[], opts: RunOption
       } else reject(e);
     });
     child.on('close', (code, signal) => {
-      resolve({
-        code: code ?? (signal ? 128 : 1),
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      });
+      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
     });
     child.stdin.on('error', () => {
       /* the program may exit before reading its input; its exit code tells */

@@ -117,20 +117,20 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   };
 }
 
-function isMemberAccess(masked: string, at: number): boolean {
+export function isMemberAccess(masked: string, at: number): boolean {
   const p = prevNonSpace(masked, at);
   return masked[p] === '.' || (masked[p] === '>' && masked[p - 1] === '-');
 }
 
-function isPreprocessorLine(masked: string, at: number): boolean {
+export function isPreprocessorLine(masked: string, at: number): boolean {
   const start = masked.lastIndexOf('\n', at) + 1;
   return /^\s*#/.test(masked.slice(start, at));
 }
 
-type Refuse = (offset: number, why: string) => never;
+export type Refuse = (offset: number, why: string) => never;
 
 /** `static bool flag __read_mostly = false;` and its permutations; anything else is refused. */
-function parseDeclaration(masked: string, at: number, flag: string, refuse: Refuse) {
+export function parseDeclaration(masked: string, at: number, flag: string, refuse: Refuse) {
   const start = masked.lastIndexOf('\n', at) + 1;
   const semi = masked.indexOf(';', at);
   if (semi < 0 || masked.slice(at, semi).includes('\n\n')) refuse(at, `cannot read the declaration of ${flag}`);
@@ -159,7 +159,7 @@ function parseDeclaration(masked: string, at: number, flag: string, refuse: Refu
 }
 
 /** `flag = true;` / `WRITE_ONCE(flag, 0);` as a statement; undefined when the use is no write; refusal for other writes. */
-function parseWrite(masked: string, at: number, flag: string, type: 'bool' | 'int', refuse: Refuse) {
+export function parseWrite(masked: string, at: number, flag: string, type: 'bool' | 'int', refuse: Refuse) {
   let start = at;
   let after = nextNonSpace(masked, at + flag.length);
   let closeWrapper = false;
@@ -196,7 +196,7 @@ function parseWrite(masked: string, at: number, flag: string, type: 'bool' | 'in
  * A read that is a truth value in the condition of an `if` or `while`: `x`, `!x`, `READ_ONCE(x)`, optionally inside
  * `likely()`/`unlikely()`, as the whole condition or an operand of `&&`/`||`. Anything else is refused.
  */
-function parseBranchRead(masked: string, at: number, flag: string, refuse: Refuse) {
+export function parseBranchRead(masked: string, at: number, flag: string, refuse: Refuse) {
   let start = at;
   let end = at + flag.length;
   const amp = prevNonSpace(masked, at);

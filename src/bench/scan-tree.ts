@@ -1,0 +1,47 @@
+// Bench case: the full-tree static-key scan (warm cache), beside grep -r with the same declaration prefilter and
+// Coccinelle's spatch with an equivalent semantic patch; and kseries' peak memory.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { onPath } from '../doctor.js';
+import { DECLARATION_PREFILTER } from '../recipes/static-key/scan.js';
+import { runRaw } from '../tools/run.js';
+import type { KernelTree } from '../tree/tree.js';
+import { timed, type BenchResult } from './measure.js';
+
+/** Flags declared at file scope and tested in an if: what the scan looks for, said in SmPL. */
+const SEMANTIC_PATCH = `@r@
+identifier f;
+type T = {bool, int};
+@@
+static T f;
+@@
+identifier r.f;
+statement S;
+@@
+* if (<+... f ...+>) S
+`;
+
+export async function benchScan(tree: KernelTree): Promise<BenchResult[]> {
+  const cli = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'bin', 'kseries.js');
+  const args = [cli, '--tree', tree.root, 'scan', 'static-keys', '--json'];
+  await runRaw(process.execPath, args, { cwd: tree.root }); // warm the page cache
+  const haveTime = fs.existsSync('/usr/bin/time');
+  const ours = await timed(() => (haveTime ? runRaw('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { cwd: tree.root }) : runRaw(process.execPath, args, { cwd: tree.root })));
+  const peakMb = haveTime ? Number(ours.value.stderr.trim().split('\n').pop()) / 1024 : NaN;
+  const grep = await timed(() => runRaw('grep', ['-rlP', '--include=*.c', '--exclude-dir=.git', DECLARATION_PREFILTER, '.'], { cwd: tree.root }));
+  const results: BenchResult[] = [
+    { name: 'scan static-keys, whole tree', ours: ours.seconds, peerName: 'grep -r with the same declaration prefilter', peer: grep.seconds, target: '≤ 2×', ok: ours.seconds <= 2 * grep.seconds },
+  ];
+  if (onPath('spatch')) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-cocci-'));
+    fs.writeFileSync(path.join(dir, 'flags.cocci'), SEMANTIC_PATCH);
+    const spatch = await timed(() => runRaw('spatch', ['--sp-file', path.join(dir, 'flags.cocci'), '--dir', '.', '-j', String(os.cpus().length), '--very-quiet'], { cwd: tree.root }));
+    fs.rmSync(dir, { recursive: true, force: true });
+    results.push({ name: 'scan static-keys, whole tree', ours: ours.seconds, peerName: 'spatch with an equivalent semantic patch', peer: spatch.seconds, target: '≤ 1/20× (20× faster)', ok: ours.seconds * 20 <= spatch.seconds });
+  } else {
+    console.log('spatch: not installed (apt-get install coccinelle) — that comparison is not made');
+  }
+  console.log(`scan static-keys, whole tree: peak memory ${peakMb.toFixed(0)} MB (target ≤ 300 MB: ${peakMb <= 300 ? 'met' : 'NOT met'})`);
+  return results;
+}

@@ -1,0 +1,135 @@
+// Tree-wide scan for static-key candidates: file-scope bool/int flags tested in branches, each with a verdict.
+// Pure: text in, candidates out. The rules are worked out from jump_label.h, static-keys.rst and start_kernel().
+import { braceDepths, enclosingFunction, findIdentifier, LineIndex, maskC, wordEndingAt, prevNonSpace } from '../c-text.js';
+import { isMemberAccess, isPreprocessorLine, parseBranchRead, parseWrite } from './convert.js';
+
+export type Verdict = 'auto' | 'manual' | 'reject';
+
+export interface FlagCandidate {
+  file: string;
+  variable: string;
+  line: number;
+  type: 'bool' | 'int';
+  verdict: Verdict;
+  reasons: string[];
+  reads: { line: number; context: string }[];
+  writes: { line: number; function: string | null; context: string }[];
+}
+
+/** A file-scope `[static] [attr] bool|int [attr] name [attr] [= init];` line; other shapes are not candidates. */
+const DECLARATION = /^[ \t]*(static[ \t]+)?((?:__read_mostly|__ro_after_init)[ \t]+)?(bool|int)[ \t]+((?:__read_mostly|__ro_after_init)[ \t]+)?([A-Za-z_]\w*)[ \t]*((?:__read_mostly|__ro_after_init)[ \t]*)?(?:=[ \t]*([^;,]+?)[ \t]*)?;/gm;
+
+/** The prefilter (a Perl-compatible regex, for git grep -P and grep -P) that finds files with such declarations. */
+export const DECLARATION_PREFILTER = '^(static\\s+)?((__read_mostly|__ro_after_init)\\s+)?(bool|int)\\s+[A-Za-z_]\\w*[^(]*;';
+
+class UseRefused extends Error {
+  constructor(readonly why: string) {
+    super(why);
+  }
+}
+
+const throwRefusal = (_offset: number, why: string): never => {
+  throw new UseRefused(why);
+};
+
+export function scanFile(file: string, text: string): FlagCandidate[] {
+  const masked = maskC(text);
+  const depth = braceDepths(masked);
+  const lines = new LineIndex(text);
+  const out: FlagCandidate[] = [];
+  for (const m of masked.matchAll(DECLARATION)) {
+    const at = m.index! + m[0].indexOf(m[5]!, m[0].indexOf(m[3]!) + m[3]!.length);
+    if (depth[m.index!] !== 0) continue;
+    const c = classify(file, masked, depth, lines, m, at);
+    if (c) out.push(c);
+  }
+  return out;
+}
+
+function classify(file: string, masked: string, depth: Int32Array, lines: LineIndex, m: RegExpMatchArray, declAt: number): FlagCandidate | undefined {
+  const variable = m[5]!;
+  const type = m[3] as 'bool' | 'int';
+  const init = m[7]?.trim();
+  const manual: string[] = [];
+  const reject: string[] = [];
+  const reads: FlagCandidate['reads'] = [];
+  const writes: FlagCandidate['writes'] = [];
+  if (!m[1]) manual.push('not static: other files may read or write it (a shared key needs DECLARE_STATIC_KEY in a header)');
+  if (init !== undefined && !['0', '1', 'true', 'false'].includes(init)) reject.push(`starts as ${init}, not a constant true/false/0/1`);
+
+  for (const at of findIdentifier(masked, variable)) {
+    if (at === declAt || isMemberAccess(masked, at)) continue;
+    const line = lines.lineOf(at);
+    if (isPreprocessorLine(masked, at)) {
+      manual.push(`used in a preprocessor line (line ${line})`);
+      continue;
+    }
+    if (depth[at] === 0) {
+      const macro = wordEndingAt(masked, prevNonSpace(masked, masked.lastIndexOf('(', at)));
+      if (/^(module_param|module_param_named|core_param|module_param_cb|EXPORT_SYMBOL)/.test(macro)) {
+        manual.push(`${macro}() at line ${line}: ${macro.startsWith('EXPORT') ? 'exported to modules' : 'a parameter that can be written through its address'}`);
+      } else if (masked[prevNonSpace(masked, at)] === '&') manual.push(`its address is taken at line ${line} (a sysctl or debugfs table writes through it)`);
+      else manual.push(`used at file scope at line ${line}`);
+      continue;
+    }
+    try {
+      const w = parseWrite(masked, at, variable, type, throwRefusal);
+      if (w) {
+        const fn = enclosingFunction(masked, depth, at) ?? null;
+        const context = writerContext(masked, depth, at, fn);
+        writes.push({ line, function: fn, context });
+        if (context !== 'setup' && context !== 'initcall') manual.push(contextReason(context, fn, line));
+        continue;
+      }
+      parseBranchRead(masked, at, variable, throwRefusal);
+      reads.push({ line, context: lines.lineText(line).trim() });
+    } catch (e) {
+      if (!(e instanceof UseRefused)) throw e;
+      const why = `${e.why} (line ${line})`;
+      if (/address of/.test(e.why)) manual.push(`its address is taken at line ${line}, so it may be written through a pointer`);
+      else if (/compared with a value|arithmetically|not a constant/.test(e.why)) reject.push(why);
+      else manual.push(why);
+    }
+  }
+  if (reads.length === 0) reject.push('never tested in a branch condition');
+  if (writes.length === 0 && reject.length === 0) reject.push('never written in this file: a constant, or written through a pointer elsewhere');
+  const verdict: Verdict = reject.length ? 'reject' : manual.length ? 'manual' : 'auto';
+  const reasons = verdict === 'auto' ? ['static, tested only in branch conditions, written only with constants from __setup() or initcall functions in process context after jump_label_init()'] : [...reject, ...manual];
+  return { file, variable, line: lines.lineOf(declAt), type, verdict, reasons: [...new Set(reasons)], reads, writes };
+}
+
+type WriterContext = 'setup' | 'initcall' | 'early_param' | 'atomic' | 'irq' | 'unknown';
+
+/**
+ * Where a write runs. `__setup()` handlers run from parse_args() in start_kernel(), after jump_label_init();
+ * initcalls and module_init() run in process context. early_param() handlers may run before jump_label_init()
+ * (arm, mips, sparc parse early params in setup_arch). A write after a lock, irq-off or RCU read-side call, or in
+ * an interrupt handler, is atomic: static_branch_enable() may sleep. Anything else cannot be established.
+ */
+function writerContext(masked: string, depth: Int32Array, at: number, fn: string | null): WriterContext {
+  if (!fn) return 'unknown';
+  let bodyStart = at;
+  while (bodyStart > 0 && !(masked[bodyStart] === '{' && depth[bodyStart] === 0)) bodyStart--;
+  const before = masked.slice(bodyStart, at);
+  if (/\b(spin_lock\w*|raw_spin_lock\w*|read_lock\w*|write_lock\w*|local_irq_disable|local_irq_save|rcu_read_lock\w*|preempt_disable)\s*\(/.test(before)) return 'atomic';
+  const header = masked.slice(masked.lastIndexOf(';', bodyStart) + 1, bodyStart);
+  if (/\birqreturn_t\b/.test(header)) return 'irq';
+  const registered = (macro: string) => new RegExp(`\\b${macro}\\s*\\([^;]*\\b${fn}\\s*\\)`).test(masked);
+  if (registered('__setup')) return 'setup';
+  if (registered('early_param')) return 'early_param';
+  if (registered('(?:early_|core_|postcore_|arch_|subsys_|fs_|device_|late_)?initcall(?:_sync)?') || registered('module_init')) return 'initcall';
+  return 'unknown';
+}
+
+function contextReason(context: WriterContext, fn: string | null, line: number): string {
+  switch (context) {
+    case 'early_param':
+      return `written by the early_param() handler ${fn}() (line ${line}), which some architectures run before jump_label_init()`;
+    case 'atomic':
+      return `written in ${fn}() (line ${line}) after taking a lock or disabling interrupts or preemption: static_branch_enable() may sleep`;
+    case 'irq':
+      return `written in the interrupt handler ${fn}() (line ${line}): static_branch_enable() may sleep`;
+    default:
+      return `written in ${fn ? `${fn}()` : 'an initializer'} (line ${line}), whose calling context kseries cannot establish`;
+  }
+}

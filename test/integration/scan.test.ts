@@ -1,0 +1,30 @@
+// kseries scan static-keys on the real 6.12 tree.
+import { expect, test } from 'vitest';
+import type { FlagCandidate } from '../../src/recipes/static-key/scan.js';
+import { cli, userTree } from '../helpers/tree.js';
+
+test('scan static-keys --path mm finds the memcontrol flags with the verdicts read from the code', async () => {
+  const tree = await userTree();
+  const r = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--json']);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  const { candidates } = JSON.parse(r.out) as { candidates: FlagCandidate[] };
+  expect(candidates.length).toBeGreaterThan(50);
+  for (const c of candidates) {
+    expect(c.file.startsWith('mm/')).toBe(true);
+    expect(Object.keys(c).sort()).toEqual(['file', 'line', 'reads', 'reasons', 'type', 'variable', 'verdict', 'writes']);
+    expect(c.reasons.length).toBeGreaterThan(0);
+  }
+  const of = (v: string) => candidates.find((c) => c.file === 'mm/memcontrol.c' && c.variable === v)!;
+  expect(of('cgroup_memory_nosocket')).toMatchObject({ verdict: 'auto', line: 86, type: 'bool', writes: [{ function: 'cgroup_memory', context: 'setup' }] });
+  expect(of('cgroup_memory_nobpf')).toMatchObject({ verdict: 'auto', reads: [{ context: 'if (!cgroup_memory_nobpf)' }, { context: 'if (!cgroup_memory_nobpf)' }] });
+  expect(of('cgroup_memory_nokmem').verdict).toBe('reject');
+  expect(of('cgroup_memory_nokmem').reasons).toContain('cgroup_memory_nokmem is read outside a branch condition (line 124)');
+});
+
+test('a path outside the tree is refused', async () => {
+  const tree = await userTree();
+  const r = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', '../etc']);
+  expect(r.code).toBe(2);
+  expect(r.err).toMatch(/^kseries: --path: "\.\.\/etc" is not a path inside the kernel tree\nhint: /);
+});
