@@ -1,37 +1,16 @@
 // Small lexical helpers for reading C text without a parser: masking, brace depth, line numbers.
 
-/** The text with comments, string and character literals blanked (newlines kept), so offsets still match. */
+/** Comments, and string or character literals (an unterminated one ends at the line's end). */
+const COMMENT_OR_LITERAL = /\/\*[\s\S]*?(?:\*\/|$(?![\s\S]))|\/\/[^\n]*|"(?:\\[\s\S]|[^"\\\n])*"?|'(?:\\[\s\S]|[^'\\\n])*'?/g;
+
+/** The text with comments, string and character literals blanked (newlines and quotes kept), so offsets still match. */
 export function maskC(text: string): string {
-  const parts: string[] = [];
-  const blank = (from: number, to: number) => parts.push(text.slice(from, to).replace(/[^\n]/g, ' '));
-  let copied = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    let from = -1;
-    let to = -1;
-    if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      [from, to] = [i, end < 0 ? text.length : end + 2];
-    } else if (c === '/' && text[i + 1] === '/') {
-      const end = text.indexOf('\n', i);
-      [from, to] = [i, end < 0 ? text.length : end];
-    } else if (c === '"' || c === "'") {
-      let k = i + 1;
-      while (k < text.length && text[k] !== c && text[k] !== '\n') k += text[k] === '\\' ? 2 : 1;
-      [from, to] = [i + 1, Math.min(k, text.length)];
-    }
-    if (from < 0) {
-      i++;
-      continue;
-    }
-    parts.push(text.slice(copied, from));
-    blank(from, to);
-    copied = to;
-    i = c === '"' || c === "'" ? to + 1 : to;
-  }
-  parts.push(text.slice(copied));
-  return parts.join('');
+  return text.replace(COMMENT_OR_LITERAL, (m) => {
+    if (m[0] === '/') return m.replace(/[^\n]/g, ' ');
+    const closed = m.length > 1 && m[m.length - 1] === m[0];
+    const inner = m.slice(1, closed ? -1 : undefined).replace(/[^\n]/g, ' ');
+    return closed ? `${m[0]}${inner}${m[0]}` : `${m[0]}${inner}`;
+  });
 }
 
 /** Brace depth at every offset of masked text (the depth before the character at that offset). */

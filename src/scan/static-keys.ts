@@ -16,8 +16,12 @@ export async function scanStaticKeys(tree: KernelTree, paths: string[], commit =
     .filter(Boolean)
     .map((l) => l.slice(sha.length + 1));
   const candidates: FlagCandidate[] = [];
-  for (let i = 0; i < files.length; i += BATCH) {
-    const texts = await readManyAtCommit(tree.root, sha, files.slice(i, i + BATCH));
+  const read = (i: number) => (i < files.length ? readManyAtCommit(tree.root, sha, files.slice(i, i + BATCH)) : undefined);
+  // git reads the next batch while this one is classified.
+  let next = read(0);
+  for (let i = 0; next; i += BATCH) {
+    const texts = await next;
+    next = read(i + BATCH);
     for (const [file, text] of texts) candidates.push(...scanFile(file, text));
   }
   return candidates;
