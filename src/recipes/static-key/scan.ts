@@ -47,7 +47,7 @@ export function scanFile(file: string, text: string): FlagCandidate[] {
 }
 
 function classify(file: string, masked: string, depth: Int32Array, lines: LineIndex, m: RegExpMatchArray, declAt: number): FlagCandidate | undefined {
-  const variable = m[5]!;
+  const variable = detach(m[5]!);
   const type = m[3] as 'bool' | 'int';
   const init = m[7]?.trim();
   const manual: string[] = [];
@@ -75,14 +75,15 @@ function classify(file: string, masked: string, depth: Int32Array, lines: LineIn
     try {
       const w = parseWrite(masked, at, variable, type, throwRefusal);
       if (w) {
-        const fn = enclosingFunction(masked, depth, at) ?? null;
+        const found = enclosingFunction(masked, depth, at);
+        const fn = found === undefined ? null : detach(found);
         const context = writerContext(masked, depth, at, fn);
         writes.push({ line, function: fn, context });
         if (context !== 'setup' && context !== 'initcall') manual.push(contextReason(context, fn, line));
         continue;
       }
       parseBranchRead(masked, at, variable, throwRefusal);
-      reads.push({ line, context: lines.lineText(line).trim() });
+      reads.push({ line, context: detach(lines.lineText(line).trim()) });
     } catch (e) {
       if (!(e instanceof UseRefused)) throw e;
       const why = `${e.why} (line ${line})`;
@@ -132,4 +133,12 @@ function contextReason(context: WriterContext, fn: string | null, line: number):
     default:
       return `written in ${fn ? `${fn}()` : 'an initializer'} (line ${line}), whose calling context kseries cannot establish`;
   }
+}
+
+/**
+ * A copy of a short string cut from a file's text. V8 keeps a slice's whole parent alive, so a candidate holding a
+ * slice would keep every scanned file in memory.
+ */
+function detach(s: string): string {
+  return (' ' + s).slice(1);
 }
