@@ -10,7 +10,7 @@ import { configSymbolsFor, newWarnings, type CompilerMessage } from '../build/kb
 import { withLock, worktreeAt } from '../series/workspace.js';
 import { getHeader, splitMail } from '../series/mail.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
-import { runCheckpatch, runGetMaintainer, type CheckpatchResult } from '../tools/kernel-scripts.js';
+import { runCheckpatch, runGetMaintainer } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { patchFailed, patchHasFindings, type BuildReport, type CheckReport, type PatchReport } from './report.js';
 import { checkMessage, checkRecipients, checkSeries, type Problem } from './rules.js';
@@ -64,6 +64,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   const builds = opts.build ? buildAll(opts, commits, step) : Promise.resolve({ reports: commits.map(() => skipped('--no-build')), compiler: 'none' });
   const [checkpatch, { reports: build, compiler }] = await Promise.all([checkpatchAll, builds]);
 
+  const useGit = opts.mails ? await hasHistory(tree) : false;
   const patches: PatchReport[] = [];
   for (const [i, c] of commits.entries()) {
     step(i + 1, 'rules', 'start');
@@ -72,10 +73,10 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     if (mail) {
       const headers = splitMail(mail).headers;
       const got = { to: splitAddresses(getHeader(headers, 'To')), cc: splitAddresses(getHeader(headers, 'Cc')) };
-      problems.push(...checkRecipients(await maintainersOf(tree, mails[i]!), got));
+      problems.push(...checkRecipients(await maintainersOf(tree, mails[i]!, useGit), got));
     }
     step(i + 1, 'rules', 'done', `${problems.length} problems`);
-    patches.push({ index: i + 1, commit: c.sha, subject: c.subject, applied: true, build: build[i]!, checkpatch: checkpatch[i] as CheckpatchResult, problems });
+    patches.push({ index: i + 1, commit: c.sha, subject: c.subject, applied: true, build: build[i]!, checkpatch: checkpatch[i]!, problems });
   }
   const seriesProblems = checkSeries(commits.map((c) => c.subject), commits.length > 1 ? opts.cover : undefined);
   const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error');
@@ -216,11 +217,11 @@ async function formatMails(tree: KernelTree, base: string, tip: string): Promise
   }
 }
 
-async function maintainersOf(tree: KernelTree, mail: string) {
+async function maintainersOf(tree: KernelTree, mail: string, useGit: boolean) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-gm-')), 'patch');
   try {
     fs.writeFileSync(file, mail);
-    return await runGetMaintainer(tree.root, file, { useGit: await hasHistory(tree) });
+    return await runGetMaintainer(tree.root, file, { useGit });
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }

@@ -5,8 +5,8 @@ import { checkRange } from '../check/check.js';
 import { formatReport } from '../check/report.js';
 import { UsageError } from '../errors.js';
 import { loadSeries } from '../series/store.js';
-import { gitRaw, gitTry } from '../tools/git.js';
-import { openTree } from '../tree/tree.js';
+import { gitRaw } from '../tools/git.js';
+import { commitOf, openTree } from '../tree/tree.js';
 import { liveView, lineView } from './check-view.js';
 import { printJson, processErr, type GlobalOptions, type Io } from './io.js';
 
@@ -34,8 +34,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
   let dir: string | undefined;
   if (a.range) {
     const m = /^(.+?)\.\.(.+)$/.exec(a.range);
-    const resolve = async (rev: string) => (await gitTry(tree.root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]))?.trim();
-    const [b, t] = m ? [await resolve(m[1]!), await resolve(m[2]!)] : [];
+    const [b, t] = m ? [await commitOf(tree, m[1]!), await commitOf(tree, m[2]!)] : [];
     if (!b || !t) throw new UsageError(`--range ${a.range} is not base..tip of this tree`, 'e.g. --range v6.12.117..my-branch');
     [base, tip] = [b, t];
   } else {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
-import type { KernelTree } from '../tree/tree.js';
+import { commitOf, type KernelTree } from '../tree/tree.js';
 import { planSeries, type PlannedPatch, type SeriesPlan } from './plan.js';
 import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
 import { withLock, worktreeAt, writingWorktree } from './workspace.js';
@@ -120,9 +120,9 @@ async function listCommits(tree: KernelTree, base: string, tip: string) {
 }
 
 export async function resolveCommit(tree: KernelTree, rev: string): Promise<string> {
-  const sha = await gitTry(tree.root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]);
-  if (!sha?.trim()) throw new UsageError(`--base ${rev} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
-  return sha.trim();
+  const sha = await commitOf(tree, rev);
+  if (!sha) throw new UsageError(`--base ${rev} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
+  return sha;
 }
 
 /** "Name <email>" from --from or the tree's git config. */

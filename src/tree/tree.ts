@@ -74,3 +74,9 @@ export async function hasHistory(tree: KernelTree): Promise<boolean> {
   if ((await run('git', ['rev-parse', '--is-shallow-repository'], { cwd: tree.root })).stdout.trim() === 'true') return false;
   return (await run('git', ['rev-list', '--count', '--max-count=2', 'HEAD'], { cwd: tree.root })).stdout.trim() === '2';
 }
+
+/** The commit a revision names in the tree, or undefined when it names none. */
+export async function commitOf(tree: KernelTree, rev: string): Promise<string | undefined> {
+  const r = await run('git', ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: tree.root, okCodes: [0, 1, 128] });
+  return r.code === 0 ? r.stdout.trim() : undefined;
+}
