@@ -12,6 +12,10 @@ import { getHeader, splitMail } from '../series/mail.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { runCheckpatch, runGetMaintainer } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
+import type { ObjectCode } from '../object-code/parse.js';
+import { RECIPE_CODE } from '../recipes/registry.js';
+import type { ObjectAround, ObjectProof, RecipeVerifier } from '../recipes/types.js';
+import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
 import { patchFailed, patchHasFindings, type BuildReport, type CheckReport, type PatchReport } from './report.js';
 import { checkMessage, checkRecipients, checkSeries, type Problem } from './rules.js';
 
@@ -61,8 +65,10 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
       return r;
     }),
   );
-  const builds = opts.build ? buildAll(opts, commits, step) : Promise.resolve({ reports: commits.map(() => skipped('--no-build')), compiler: 'none' });
-  const [checkpatch, { reports: build, compiler }] = await Promise.all([checkpatchAll, builds]);
+  const builds = opts.build
+    ? buildAll(opts, commits, mails, step)
+    : Promise.resolve({ reports: commits.map(() => skipped('--no-build')), proofs: commits.map(() => []), compiler: 'none' });
+  const [checkpatch, { reports: build, proofs, compiler }] = await Promise.all([checkpatchAll, builds]);
 
   const useGit = opts.mails ? await hasHistory(tree) : false;
   const patches: PatchReport[] = [];
@@ -76,7 +82,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
       problems.push(...checkRecipients(await maintainersOf(tree, mails[i]!, useGit), got));
     }
     step(i + 1, 'rules', 'done', `${problems.length} problems`);
-    patches.push({ index: i + 1, commit: c.sha, subject: c.subject, applied: true, build: build[i]!, checkpatch: checkpatch[i]!, problems });
+    patches.push({ index: i + 1, commit: c.sha, subject: c.subject, applied: true, build: build[i]!, proofs: proofs[i]!, checkpatch: checkpatch[i]!, problems });
   }
   const seriesProblems = checkSeries(commits.map((c) => c.subject), commits.length > 1 ? opts.cover : undefined);
   const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error');
@@ -91,8 +97,20 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   };
 }
 
-/** Build the base, then each patch in order, compiling the objects it touches (and a sample of header dependents). */
-async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable<CheckOptions['onStep']>): Promise<{ reports: BuildReport[]; compiler: string }> {
+/** Every recipe's object-code proof; each decides from a patch whether it has something to prove. */
+const VERIFIERS: RecipeVerifier[] = [...new Set(Object.values(RECIPE_CODE).flatMap((c) => (c.verify ? [c.verify] : [])))];
+
+/**
+ * Build the base, then each patch in order, compiling the objects it touches (and a sample of header dependents).
+ * Objects a recipe proves something about are read after every step, so each proof compares the patch's code with
+ * the code of the step before it.
+ */
+async function buildAll(
+  opts: CheckOptions,
+  commits: Commit[],
+  mails: string[],
+  step: NonNullable<CheckOptions['onStep']>,
+): Promise<{ reports: BuildReport[]; proofs: ObjectProof[][]; compiler: string }> {
   const { tree } = opts;
   return withLock(tree, async () => {
     const source = await worktreeAt(tree, opts.base);
@@ -105,13 +123,24 @@ async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable
     const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
     const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
 
+    const toProve = mails.map((m) => VERIFIERS.flatMap((v) => v.objectsToProve(m)));
+    const proved = new Set(toProve.flat());
+    const code = new Map<string, ObjectCode>();
+    const objectFile = (o: string) => path.join(build.buildDir, o);
+    const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
+
     const last = new Map<string, CompilerMessage[]>();
     const atBase = [];
     for (const o of objects) if (!reasonFor(o) && (await exists(tree, opts.base, o))) atBase.push(o);
-    for (const r of await build.compileMany(atBase)) last.set(r.object, r.messages);
+    for (const r of await build.compileMany(atBase)) {
+      last.set(r.object, r.messages);
+      if (r.ok && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object)));
+    }
     const reports: BuildReport[] = [];
+    const proofs: ObjectProof[][] = [];
     for (const [i, c] of commits.entries()) {
       const plan = plans[i]!;
+      proofs.push([]);
       if (plan.objects.length === 0) {
         reports.push(skipped('touches no C or assembly file'));
         continue;
@@ -124,6 +153,7 @@ async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable
         if (reason) report.notBuilt.push({ object: o, reason });
         else report.objects.push(o);
       }
+      const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
       for (const r of await build.compileMany(report.objects)) {
         const o = r.object;
         if (!r.ok) {
@@ -133,12 +163,17 @@ async function buildAll(opts: CheckOptions, commits: Commit[], step: NonNullable
         }
         report.newWarnings.push(...newWarnings(last.get(o) ?? [], r.messages).map((w) => w.text));
         last.set(o, r.messages);
+        if (!r.ok || !proved.has(o)) continue;
+        const compiled = await readObjectCode(objectFile(o));
+        if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: await readObjectAsRun(objectFile(o), objtool) });
+        code.set(o, compiled);
       }
       if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
+      if (around.size > 0) proofs[i] = VERIFIERS.flatMap((v) => v.prove(mails[i]!, around));
       step(i + 1, 'build', 'done', report.status);
       reports.push(report);
     }
-    return { reports, compiler: build.compiler };
+    return { reports, proofs, compiler: build.compiler };
   });
 }
 

@@ -1,4 +1,5 @@
 // What `kseries check` finds, in DESIGN's review contract (`patches`), plus series-level problems.
+import type { ObjectProof } from '../recipes/types.js';
 import type { CheckpatchResult } from '../tools/kernel-scripts.js';
 import type { Problem } from './rules.js';
 
@@ -20,6 +21,8 @@ export interface PatchReport {
   subject: string;
   applied: boolean;
   build: BuildReport;
+  /** Object-code proofs of recipes (a flag → static key conversion: the jump labels and their NOPs). */
+  proofs: ObjectProof[];
   checkpatch: CheckpatchResult;
   problems: Problem[];
 }
@@ -37,7 +40,7 @@ export interface CheckReport {
 }
 
 export function patchFailed(p: PatchReport): boolean {
-  return p.build.status === 'failed' || p.checkpatch.errors > 0 || p.problems.some((x) => x.severity === 'error');
+  return p.build.status === 'failed' || p.proofs.some((x) => !x.ok) || p.checkpatch.errors > 0 || p.problems.some((x) => x.severity === 'error');
 }
 
 export function patchHasFindings(p: PatchReport): boolean {
@@ -48,18 +51,22 @@ export function patchHasFindings(p: PatchReport): boolean {
 export function formatReport(r: CheckReport): string {
   const out: string[] = [];
   const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
-  out.push(`${pad('#', 4)}${pad('build', 9)}${pad('warn', 6)}${pad('checkpatch', 12)}${pad('rules', 7)}subject`);
+  out.push(`${pad('#', 4)}${pad('build', 9)}${pad('warn', 6)}${pad('proof', 7)}${pad('checkpatch', 12)}${pad('rules', 7)}subject`);
   for (const p of r.patches) {
     const cp = `${p.checkpatch.errors}E ${p.checkpatch.warnings}W ${p.checkpatch.checks}C`;
-    out.push(`${pad(String(p.index), 4)}${pad(p.build.status, 9)}${pad(String(p.build.newWarnings.length), 6)}${pad(cp, 12)}${pad(String(p.problems.length), 7)}${p.subject}`);
+    const proof = p.proofs.length === 0 ? '-' : p.proofs.every((x) => x.ok) ? 'ok' : 'FAIL';
+    out.push(`${pad(String(p.index), 4)}${pad(p.build.status, 9)}${pad(String(p.build.newWarnings.length), 6)}${pad(proof, 7)}${pad(cp, 12)}${pad(String(p.problems.length), 7)}${p.subject}`);
   }
   for (const p of r.patches) {
-    if (!patchHasFindings(p) && !p.build.note) continue;
+    if (!patchHasFindings(p) && !p.build.note && p.proofs.length === 0) continue;
     out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`);
     if (p.build.note) out.push(`  note: ${p.build.note}`);
     if (p.build.errors.length) out.push('  build errors:', ...p.build.errors.map((e) => `    ${e}`));
     if (p.build.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...p.build.newWarnings.map((w) => `  >> ${w}`));
     for (const n of p.build.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);
+    for (const x of p.proofs) {
+      out.push(`  proof ${x.ok ? 'ok' : 'FAILED'}: ${x.object}: ${x.claim}`, ...x.sites.map((s) => `    ${s}`), ...x.errors.map((e) => `    error: ${e}`));
+    }
     for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`);
     for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
   }

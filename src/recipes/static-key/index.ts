@@ -4,6 +4,7 @@ import { ParamError } from '../../errors.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 import { convertFlag, type Conversion, type KeyFragments } from './convert.js';
+import { staticKeyVerifier } from './verify.js';
 
 export const staticKey: RecipeCode = {
   id: 'static-key',
@@ -25,6 +26,8 @@ export const staticKey: RecipeCode = {
   transform(ctx, file, text, vars) {
     return convertFlag(file, text, String(vars.flag), String(vars.key), fragments(ctx)).text;
   },
+
+  verify: staticKeyVerifier,
 };
 
 /** What the templates say about a conversion. */

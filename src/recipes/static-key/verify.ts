@@ -1,0 +1,210 @@
+// The object-code proof of a flag → static key conversion. Pure: parsed objects in, a proof with numbers out.
+// Before the patch, each test of the flag is a load or compare of its address plus a conditional jump. After it, each
+// test is one 2- or 5-byte instruction recorded in __jump_table with a relocation naming the new key, and it is a NOP
+// in the code that runs. With CONFIG_HAVE_JUMP_LABEL_HACK (x86-64 with objtool) the compiler emits a `jmp` that
+// objtool's jump-label pass turns into a NOP, so `final` is the object after that pass has run on it.
+import { baseFunction, instructionAt, relocationTarget, type Instruction, type ObjectCode, type Target } from '../../object-code/parse.js';
+import type { ObjectAround, ObjectProof, RecipeVerifier } from '../types.js';
+
+export interface KeyConversion {
+  file: string;
+  /** The flag the key replaces (undefined for a key the patch adds without removing a flag). */
+  flag?: string;
+  key: string;
+}
+
+/** One test of the flag on the fast path before the patch. */
+export interface FlagTest {
+  function: string;
+  address: number;
+  /** The instructions of the test: load/compare, any test, the conditional jump. */
+  instructions: string[];
+  bytes: number;
+}
+
+/** One jump label of the key after the patch. */
+export interface LabelSite {
+  function: string;
+  address: number;
+  /** What the compiler emitted, and what runs after objtool's pass. */
+  compiled: string;
+  runs: string;
+  bytes: number;
+  nop: boolean;
+}
+
+export interface KeyProof extends ObjectProof {
+  flag: string | null;
+  key: string;
+  before: FlagTest[];
+  after: LabelSite[];
+}
+
+/** `kseries check` proves every flag → key conversion of a patch, whichever recipe or person wrote it. */
+export const staticKeyVerifier: RecipeVerifier = {
+  objectsToProve: (patch) => [...new Set(conversionsIn(patch).map((c) => c.file.replace(/\.c$/, '.o')))],
+  prove(patch, objects) {
+    return conversionsIn(patch).map((c) => {
+      const object = c.file.replace(/\.c$/, '.o');
+      const o: ObjectAround = objects.get(object) ?? {};
+      if (!o.compiled || !o.final) return failed(object, c, `${object} was not built${o.notBuilt ? `: ${o.notBuilt}` : ''}, so nothing proves the jump labels`);
+      return proveKey(object, c, o.before, o.compiled, o.final);
+    });
+  },
+};
+
+function failed(object: string, c: KeyConversion, why: string): KeyProof {
+  return { recipe: 'static-key', object, claim: claimOf(c), ok: false, errors: [why], sites: [], flag: c.flag ?? null, key: c.key, before: [], after: [] };
+}
+
+function claimOf(c: KeyConversion): string {
+  return c.flag ? `${c.flag} → static key ${c.key}` : `static key ${c.key}`;
+}
+
+/** Per function: the test before (instructions, bytes) → the jump label after. */
+function siteLines(before: FlagTest[], after: LabelSite[]): string[] {
+  const fns = [...new Set([...before, ...after].map((s) => baseFunction(s.function)))];
+  return fns.map((fn) => {
+    const b = before.filter((t) => baseFunction(t.function) === fn);
+    const a = after.filter((t) => baseFunction(t.function) === fn);
+    const was = b.length ? b.map((t) => `${t.instructions.length} insns/${t.bytes} bytes (${t.instructions.map((i) => i.split(' ')[0]).join('+')})`).join(', ') : 'no test';
+    const now = a.length ? a.map((t) => `1 insn/${t.bytes} bytes (${t.nop ? 'nop' : t.runs.split(' ')[0]})`).join(', ') : 'no jump label';
+    return `${fn}(): ${was} → ${now}`;
+  });
+}
+
+/** Single-instruction NOPs the kernel patches jump labels with on x86 (2 and 5 bytes; P6 and K8 forms). */
+const NOPS = new Set(['66 90', '0f 1f 44 00 00', '66 66 90', '3e 8d 74 26 00']);
+/** x86-64 `struct jump_entry`: s32 code, s32 target, long key. */
+const JUMP_ENTRY_SIZE = 16;
+
+export function proveKey(object: string, conv: KeyConversion, before: ObjectCode | undefined, compiled: ObjectCode, final: ObjectCode): KeyProof {
+  const errors: string[] = [];
+  const tests = before && conv.flag ? flagTests(before, conv.flag) : [];
+  const keySym = compiled.symbols.find((s) => s.name === conv.key && s.kind === 'O');
+  const after: LabelSite[] = [];
+  if (!keySym) errors.push(`${object} has no symbol ${conv.key}: the key was not compiled in`);
+  else {
+    for (const e of jumpEntries(compiled)) {
+      if (e.key.section !== keySym.section || (e.key.offset & ~3) !== keySym.value) continue;
+      const c = exactInstruction(compiled, e.code);
+      const f = exactInstruction(final, e.code);
+      if (!c || !f) {
+        errors.push(`__jump_table entry for ${conv.key} points at ${e.code.section}+0x${e.code.offset.toString(16)}, which starts no instruction`);
+        continue;
+      }
+      const site = { function: c.function, address: c.address, compiled: show(c), runs: show(f), bytes: f.length, nop: NOPS.has(f.bytes) };
+      after.push(site);
+      const where = `${site.function} at ${e.code.section}+0x${site.address.toString(16)}`;
+      if (f.length !== 2 && f.length !== 5) errors.push(`${where}: the jump label is ${f.length} bytes, not 2 or 5`);
+      else if (!site.nop) errors.push(`${where}: runs as \`${site.runs}\`, not a NOP (a key that starts enabled, tested with unlikely()?)`);
+    }
+    if (after.length === 0) errors.push(`no __jump_table entry of ${object} names ${conv.key}`);
+  }
+  if (conv.flag) {
+    if (!before) errors.push(`no object of the base to compare with`);
+    else if (tests.length === 0) errors.push(`the base object never tests ${conv.flag} with a conditional jump`);
+    if (compiled.symbols.some((s) => s.name === conv.flag && s.kind === 'O')) errors.push(`${conv.flag} is still in ${object} after the patch`);
+    const labelled = new Set(after.map((s) => baseFunction(s.function)));
+    for (const fn of new Set(tests.map((t) => baseFunction(t.function)))) {
+      if (!labelled.has(fn)) errors.push(`${fn}() tested ${conv.flag} before the patch but has no jump label of ${conv.key} after it`);
+    }
+  }
+  return {
+    recipe: 'static-key',
+    object,
+    claim: claimOf(conv),
+    ok: errors.length === 0,
+    errors,
+    sites: siteLines(tests, after),
+    flag: conv.flag ?? null,
+    key: conv.key,
+    before: tests,
+    after,
+  };
+}
+
+/** Every instruction that reads the flag and feeds a conditional jump, with the instructions of that test. */
+export function flagTests(code: ObjectCode, flag: string): FlagTest[] {
+  const sym = code.symbols.find((s) => s.name === flag && s.kind === 'O');
+  if (!sym) return [];
+  const out: FlagTest[] = [];
+  for (const [section, relocs] of code.relocations) {
+    const list = code.instructions.get(section);
+    if (!list) continue;
+    for (const r of relocs) {
+      const t = relocationTarget(code, r);
+      if (!t || t.section !== sym.section) continue;
+      const insn = instructionAt(code, section, r.offset);
+      if (!insn) continue;
+      // A PC-relative operand addresses S + A + (end of instruction - place of the relocation).
+      const address = /PC|PLT/.test(r.type) ? t.offset + insn.address + insn.length - r.offset : t.offset;
+      if (address < sym.value || address >= sym.value + Math.max(sym.size, 1)) continue;
+      const test = testFrom(list, list.indexOf(insn));
+      if (test) out.push({ function: insn.function, address: insn.address, instructions: test.map(show), bytes: test.reduce((n, i) => n + i.length, 0) });
+    }
+  }
+  return out;
+}
+
+/** From a load or compare of the flag, the instructions up to the conditional jump that uses it (none: not a test). */
+function testFrom(list: Instruction[], at: number): Instruction[] | undefined {
+  const first = list[at]!;
+  // A store to the flag, or its address moved into a register: not a test.
+  if (/^mov/.test(first.mnemonic) && (/\(%rip\)$/.test(lastOperand(first.operands)) || first.operands.startsWith('$'))) return undefined;
+  const used = [first];
+  for (let j = at + 1; j < list.length && j <= at + 8; j++) {
+    const i = list[j]!;
+    if (i.function !== first.function || /^(call|ret|jmp)/.test(i.mnemonic)) return undefined;
+    if (/^j/.test(i.mnemonic)) return [...used, i];
+    if (/^(test|cmp)/.test(i.mnemonic)) used.push(i);
+  }
+  return undefined;
+}
+
+function lastOperand(operands: string): string {
+  const parts = operands.split(/,(?![^(]*\))/);
+  return parts[parts.length - 1]!.trim();
+}
+
+function jumpEntries(code: ObjectCode): { code: Target; key: Target }[] {
+  const entries = new Map<number, Map<number, Target | undefined>>();
+  for (const r of code.relocations.get('__jump_table') ?? []) {
+    const n = Math.floor(r.offset / JUMP_ENTRY_SIZE);
+    if (!entries.has(n)) entries.set(n, new Map());
+    entries.get(n)!.set(r.offset % JUMP_ENTRY_SIZE, relocationTarget(code, r));
+  }
+  const out: { code: Target; key: Target }[] = [];
+  for (const fields of entries.values()) {
+    const at = fields.get(0);
+    const key = fields.get(8);
+    if (at && key) out.push({ code: at, key });
+  }
+  return out;
+}
+
+function exactInstruction(code: ObjectCode, t: Target): Instruction | undefined {
+  const i = instructionAt(code, t.section, t.offset);
+  return i && i.address === t.offset ? i : undefined;
+}
+
+function show(i: Instruction): string {
+  const operands = i.operands.replace(/\s+#.*$/, '').replace(/\s*<[^>]*>$/, '');
+  return `${i.mnemonic}${operands ? ` ${operands}` : ''}`;
+}
+
+/** The flag → key conversions a patch makes: a removed flag declaration and an added DEFINE_STATIC_KEY_*() per .c file. */
+export function conversionsIn(patch: string): KeyConversion[] {
+  const out: KeyConversion[] = [];
+  for (const block of patch.split(/^diff --git /m).slice(1)) {
+    const file = /^a\/(\S+) b\/(\S+)/.exec(block)?.[2];
+    if (!file || !file.endsWith('.c')) continue;
+    const flags = [...block.matchAll(/^-[ \t]*(?:static[ \t]+)?(?:(?:__read_mostly|__ro_after_init)[ \t]+)?(?:bool|int)[ \t]+(?:(?:__read_mostly|__ro_after_init)[ \t]+)?([A-Za-z_]\w*)\b[^(]*;/gm)].map((m) => m[1]!);
+    const keys = [...block.matchAll(/^\+.*\bDEFINE_STATIC_KEY_(?:TRUE|FALSE)(?:_RO)?\(\s*([A-Za-z_]\w*)\s*\)/gm)].map((m) => m[1]!);
+    for (const key of keys) {
+      const flag = flags.find((f) => key.startsWith(f)) ?? (keys.length === flags.length ? flags[keys.indexOf(key)] : undefined);
+      out.push({ file, flag, key });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { baseFunction, parseObjectCode, parseRelocations } from '../../src/object-code/parse.js';
+import { conversionsIn, flagTests, proveKey, staticKeyVerifier } from '../../src/recipes/static-key/verify.js';
+
+const dir = path.join(import.meta.dirname, '../fixtures/object-code');
+const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
+const before = parseObjectCode(read('before.tables.txt'), read('before.code.txt'));
+const compiled = parseObjectCode(read('after.tables.txt'), read('after.code.txt'));
+const final = parseObjectCode(read('after.tables.txt'), read('after.final.txt'));
+const conv = { file: 'demo.c', flag: 'demo_flag', key: 'demo_flag_key' };
+
+describe('objdump parsing', () => {
+  it('reads symbols, signed addends and instructions', () => {
+    expect(before.symbols.find((s) => s.name === 'demo_flag')).toEqual({ name: 'demo_flag', section: '.data..read_mostly', value: 4, size: 1, kind: 'O' });
+    expect(parseRelocations(read('before.tables.txt')).get('.init.text')).toEqual([{ offset: 6, type: 'R_X86_64_PC32', symbol: '.data..read_mostly', addend: -1 }]);
+    const hot = before.instructions.get('.text')!;
+    expect(hot[1]).toMatchObject({ address: 4, length: 7, mnemonic: 'cmpb', function: 'demo_hot' });
+  });
+
+  it('names clones and split parts by their function', () => {
+    expect(baseFunction('mem_cgroup_css_free.cold')).toBe('mem_cgroup_css_free');
+    expect(baseFunction('memcg_offline_kmem.part.0')).toBe('memcg_offline_kmem');
+    expect(baseFunction('f.constprop.0.isra.0')).toBe('f');
+  });
+});
+
+describe('jump-label proof', () => {
+  it('finds the tests of the flag: compare and conditional jump, not the store or the plain load', () => {
+    const tests = flagTests(before, 'demo_flag');
+    expect(tests).toEqual([{ function: 'demo_hot', address: 4, instructions: ['cmpb $0x0,0x0(%rip)', 'jne 16'], bytes: 9 }]);
+  });
+
+  it('proves a converted test: one 2-byte jump label naming the key, a NOP once objtool has run', () => {
+    const p = proveKey('demo.o', conv, before, compiled, final);
+    expect(p.errors).toEqual([]);
+    expect(p.ok).toBe(true);
+    expect(p.after).toEqual([{ function: 'demo_hot', address: 4, compiled: 'jmp 12', runs: 'xchg %ax,%ax', bytes: 2, nop: true }]);
+    expect(p.sites).toEqual(['demo_hot(): 2 insns/9 bytes (cmpb+jne) → 1 insn/2 bytes (nop)']);
+  });
+
+  it('fails a site that still jumps in the code that runs', () => {
+    const p = proveKey('demo.o', conv, before, compiled, compiled);
+    expect(p.ok).toBe(false);
+    expect(p.errors.join('\n')).toMatch(/runs as `jmp 12`, not a NOP/);
+  });
+
+  it('fails without a __jump_table entry for the key, and when the flag is still there', () => {
+    const noKey = proveKey('demo.o', { ...conv, key: 'other_key' }, before, compiled, final);
+    expect(noKey.errors.join('\n')).toMatch(/has no symbol other_key/);
+    const stillThere = proveKey('demo.o', conv, before, before, before);
+    expect(stillThere.errors.join('\n')).toMatch(/demo_flag is still in demo.o/);
+    expect(stillThere.errors.join('\n')).toMatch(/demo_hot\(\) tested demo_flag before the patch but has no jump label/);
+  });
+
+  it('reads the conversions from a patch, and fails one whose object was not built', () => {
+    const patch = [
+      'diff --git a/mm/demo.c b/mm/demo.c',
+      '--- a/mm/demo.c',
+      '+++ b/mm/demo.c',
+      '@@ -1,3 +1,3 @@',
+      '-static bool demo_flag __read_mostly;',
+      '+static DEFINE_STATIC_KEY_FALSE_RO(demo_flag_key);',
+      ' ',
+      'diff --git a/include/linux/demo.h b/include/linux/demo.h',
+      '',
+    ].join('\n');
+    expect(conversionsIn(patch)).toEqual([{ file: 'mm/demo.c', flag: 'demo_flag', key: 'demo_flag_key' }]);
+    expect(staticKeyVerifier.objectsToProve(patch)).toEqual(['mm/demo.o']);
+    const [p] = staticKeyVerifier.prove(patch, new Map([['mm/demo.o', { notBuilt: 'CONFIG_DEMO needs X' }]]));
+    expect(p).toMatchObject({ ok: false, errors: ['mm/demo.o was not built: CONFIG_DEMO needs X, so nothing proves the jump labels'] });
+  });
+});
