@@ -57,6 +57,13 @@ export class KernelBuild {
     return this.make.cc ?? 'gcc';
   }
 
+  /** The compiler's own version line as Kconfig recorded it (CONFIG_CC_VERSION_TEXT), once configured. */
+  get compilerVersion(): string | undefined {
+    const config = path.join(this.buildDir, '.config');
+    if (!fs.existsSync(config)) return undefined;
+    return /^CONFIG_CC_VERSION_TEXT="(.*)"$/m.exec(fs.readFileSync(config, 'utf8'))?.[1];
+  }
+
   /**
    * Make the .config (once per config), switch CONFIG_WERROR off so warnings stay warnings, enable `symbols` with
    * their dependencies resolved by olddefconfig, and `make prepare`. Returns, per symbol that stayed off, why.

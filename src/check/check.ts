@@ -48,11 +48,7 @@ interface Commit {
 
 export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   const { tree } = opts;
-  if (opts.build) assertConfig(opts.config);
-  const missing = opts.build ? await missingBuildPackages(opts.env) : [];
-  if (missing.length > 0) {
-    throw new MissingToolError(`kernel builds need Debian packages that are missing: ${missing.join(' ')}`, `apt-get install -y ${missing.join(' ')}  (or kseries doctor --install; --no-build skips builds)`);
-  }
+  if (opts.build) await assertCanBuild(opts);
   const commits = await readCommits(tree, opts.base, opts.tip);
   const step = opts.onStep ?? (() => {});
   const mails = await formatMails(tree, opts.base, opts.tip);
@@ -97,6 +93,30 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   };
 }
 
+async function assertCanBuild(opts: BuildOptions): Promise<void> {
+  assertConfig(opts.config);
+  const missing = await missingBuildPackages(opts.env);
+  if (missing.length > 0) {
+    throw new MissingToolError(`kernel builds need Debian packages that are missing: ${missing.join(' ')}`, `apt-get install -y ${missing.join(' ')}  (or kseries doctor --install; --no-build skips builds)`);
+  }
+}
+
+interface BuiltRange {
+  reports: BuildReport[];
+  proofs: ObjectProof[][];
+  compiler: string;
+  compilerVersion?: string;
+}
+
+/** Only the builds and object-code proofs of a range (generate measures a series with this before writing its messages). */
+export async function proveRange(opts: BuildOptions & { tree: KernelTree; base: string; tip: string }): Promise<BuiltRange> {
+  await assertCanBuild(opts);
+  const commits = await readCommits(opts.tree, opts.base, opts.tip);
+  const mails = await formatMails(opts.tree, opts.base, opts.tip);
+  const check: CheckOptions = { ...opts, build: true, full: false, strict: false };
+  return buildAll(check, commits, mails, () => {});
+}
+
 /** Every recipe's object-code proof; each decides from a patch whether it has something to prove. */
 const VERIFIERS: RecipeVerifier[] = [...new Set(Object.values(RECIPE_CODE).flatMap((c) => (c.verify ? [c.verify] : [])))];
 
@@ -110,7 +130,7 @@ async function buildAll(
   commits: Commit[],
   mails: string[],
   step: NonNullable<CheckOptions['onStep']>,
-): Promise<{ reports: BuildReport[]; proofs: ObjectProof[][]; compiler: string }> {
+): Promise<BuiltRange> {
   const { tree } = opts;
   return withLock(tree, async () => {
     const source = await worktreeAt(tree, opts.base);
@@ -173,7 +193,7 @@ async function buildAll(
       step(i + 1, 'build', 'done', report.status);
       reports.push(report);
     }
-    return { reports, proofs, compiler: build.compiler };
+    return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion };
   });
 }
 

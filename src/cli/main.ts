@@ -52,14 +52,24 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('base', { type: 'string', describe: 'commit to base the series on (default HEAD)' })
         .option('from', { type: 'string', describe: 'author "Name <email>" (default: git config)' })
         .option('v', { alias: 'series-version', type: 'number', describe: 'version to create (default: next)' })
-        .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', ''),
+        .option('path', { type: 'string', coerce: asList, describe: 'scan only this folder (repeat; recipes with a "paths" parameter)' })
+        .option('only', { type: 'string', coerce: asList, describe: 'convert only this flag, name or file:name (repeat; recipes with an "only" parameter)' })
+        .option('build', { type: 'boolean', default: true, describe: 'build a draft to put object-code figures in the messages (--no-build to skip)' })
+        .option('config', { type: 'string', default: 'defconfig', describe: 'config of that build: defconfig, allmodconfig or a .config file' })
+        .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
+        .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', '')
+        .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there, one patch per maintainer group')
+        .example('$0 generate static-keys --only cgroup_memory_nosocket --only percpu:pcpu_async_enabled', ''),
       run((g, a) =>
         generate(io, g, {
           recipe: String(a.recipe),
           set: (a.set as string[]) ?? [],
+          paths: (a.path as string[]) ?? [],
+          only: (a.only as string[]) ?? [],
           base: a.base as string | undefined,
           from: a.from as string | undefined,
           version: a.v as number | undefined,
+          measure: a.build === false ? undefined : { config: String(a.config), distcc: a.distcc === true },
         }),
       ),
     )

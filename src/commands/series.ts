@@ -5,6 +5,7 @@ import { emitSeries, type EmitResult } from '../series/emit.js';
 import { generateSeries, type GenerateResult } from '../series/generate.js';
 import { sendSeries } from '../series/send.js';
 import { listSeries, loadSeries, seriesVersions } from '../series/store.js';
+import { UsageError } from '../errors.js';
 import { parseSetArgs } from '../templates/params.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, type GlobalOptions, type Io } from './io.js';
@@ -12,19 +13,37 @@ import { printJson, type GlobalOptions, type Io } from './io.js';
 export interface GenerateArgs {
   recipe: string;
   set: string[];
+  /** --path and --only: list forms of the recipe parameters "paths" and "only". */
+  paths?: string[];
+  only?: string[];
   base?: string;
   from?: string;
   version?: number;
+  /** Build options for a recipe that measures its patches (undefined: --no-build). */
+  measure?: { config: string; distcc: boolean };
 }
 
 export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promise<number> {
   const recipe = loadRecipe(a.recipe, recipeDirs(g.recipes, io.env));
-  const given = parseSetArgs(a.set);
+  const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, { paths: a.paths ?? [], only: a.only ?? [] }) };
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
-  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version });
+  const measure = a.measure && { ...a.measure, env: io.env };
+  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure });
   if (g.json) printJson(io, generatedJson(r));
   else printGenerated(io, r);
   return 0;
+}
+
+/** --path/--only as the recipe's "paths"/"only" parameters (comma-joined); refused for a recipe without them. */
+function listParams(recipe: string, params: Record<string, unknown>, lists: Record<string, string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, values] of Object.entries(lists)) {
+    if (values.length === 0) continue;
+    const option = name === 'paths' ? '--path' : `--${name}`;
+    if (!(name in params)) throw new UsageError(`recipe ${recipe} takes no ${option}`, `see kseries recipes ${recipe} for its parameters`);
+    out[name] = values.join(',');
+  }
+  return out;
 }
 
 export function generatedJson(r: GenerateResult) {

@@ -1,7 +1,9 @@
 // The closed, sorted map of built-in recipe code. A recipe folder without code here is template-only.
 import { staticKey } from './static-key/index.js';
+import { staticKeys } from './static-keys/index.js';
 import type { RecipeCode } from './types.js';
 
 export const RECIPE_CODE: Readonly<Record<string, RecipeCode>> = {
   'static-key': staticKey,
+  'static-keys': staticKeys,
 };

@@ -9,6 +9,10 @@ export interface RecipeContext {
   readFile(file: string): Promise<string | undefined>;
   /** Render one of the recipe's own template files (path relative to its folder). */
   render(template: string, vars: TemplateVars): string;
+  /** Every .c file under `paths` (the whole tree when empty) whose text matches a Perl-compatible regex, with its text. */
+  filesMatching(pattern: string, paths: readonly string[]): AsyncIterable<[string, string]>;
+  /** The maintainers get_maintainer.pl names for a file of the tree. */
+  maintainersOf(file: string): Promise<string[]>;
 }
 
 export interface RecipeCode {

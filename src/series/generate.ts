@@ -2,10 +2,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import type { BuildOptions } from '../build/builder.js';
+import { proveRange } from '../check/check.js';
 import type { LoadedRecipe } from '../recipes/load.js';
+import type { ObjectProof } from '../recipes/types.js';
+import { filesMatching } from '../scan/files.js';
+import type { TemplateVars } from '../templates/render.js';
 import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
-import { commitOf, type KernelTree } from '../tree/tree.js';
-import { planSeries, type PlannedPatch, type SeriesPlan } from './plan.js';
+import { runGetMaintainerOfFile } from '../tools/kernel-scripts.js';
+import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
+import { planSeries, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
 import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
 import { withLock, worktreeAt, writingWorktree } from './workspace.js';
 
@@ -19,6 +25,11 @@ export interface GenerateOptions {
   from?: string;
   /** Version to create (default: the next one, or the newest when nothing changed). */
   version?: number;
+  /**
+   * For a recipe with an object-code proof: build a draft of the series with these options first, and give each
+   * patch's templates the figures (`measured`). Without it, `measured` is false.
+   */
+  measure?: BuildOptions;
 }
 
 export interface GenerateResult {
@@ -36,8 +47,39 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const { tree } = opts;
   const base = await resolveCommit(tree, opts.base ?? 'HEAD');
   const author = await authorIdent(tree, opts.from);
-  const plan = await planSeries({ recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f) });
+  const input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services: await treeServices(tree, base) };
+  let plan = await planSeries(input);
+  if (opts.measure && opts.recipe.code?.verify) {
+    const draft = await withLock(tree, () => commitPlan(tree, base, plan.patches, author));
+    const built = await proveRange({ ...opts.measure, tree, base, tip: draft.tip });
+    const measured = built.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
+    plan = await planSeries({ ...input, measured });
+  }
   return applyPlan({ tree, plan, base, author, version: opts.version });
+}
+
+/** Tree-wide search at the base and get_maintainer.pl (answers kept: a recipe may ask again on a second plan). */
+async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
+  const useGit = await hasHistory(tree);
+  const maintainers = new Map<string, Promise<string[]>>();
+  return {
+    filesMatching: (pattern, paths) => filesMatching(tree, base, pattern, paths),
+    maintainersOf(file) {
+      if (!maintainers.has(file)) maintainers.set(file, runGetMaintainerOfFile(tree.root, file, { useGit }));
+      return maintainers.get(file)!;
+    },
+  };
+}
+
+/** The template variable `measured` of one patch: its proofs, and what built them. */
+function measuredVars(proofs: ObjectProof[], config: string, compiler: string): TemplateVars | false {
+  if (proofs.length === 0) return false;
+  return {
+    ok: proofs.every((p) => p.ok),
+    config,
+    compiler,
+    proofs: proofs.map((p) => ({ claim: p.claim, object: p.object, ok: p.ok, sites: p.sites, errors: p.errors })),
+  };
 }
 
 export interface ApplyInput {

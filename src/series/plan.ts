@@ -5,7 +5,7 @@ import { applyEdit, type RenderedEdit } from '../edits/apply.js';
 import { FileOverlay, type FileChange, type ReadBase } from '../edits/overlay.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { RecipeContext } from '../recipes/types.js';
-import type { EditSpec, PatchSpec } from '../templates/manifest.js';
+import type { EditSpec } from '../templates/manifest.js';
 import { resolveParams, type Params } from '../templates/params.js';
 import { compileTemplate, loadTemplate, type Render, type TemplateVars } from '../templates/render.js';
 
@@ -23,19 +23,37 @@ export interface SeriesPlan {
   patches: PlannedPatch[];
 }
 
+/** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
+export type TreeServices = Pick<RecipeContext, 'filesMatching' | 'maintainersOf'>;
+
 export interface PlanInput {
   recipe: LoadedRecipe;
   given: Record<string, string>;
   tree: { root: string; version: string };
   readBase: ReadBase;
+  services?: TreeServices;
+  /**
+   * Per patch (in series order), what was measured on a first build of this series: the template variable
+   * `measured` (false when nothing was measured yet).
+   */
+  measured?: (TemplateVars | false)[];
 }
 
-export async function planSeries({ recipe, given, tree, readBase }: PlanInput): Promise<SeriesPlan> {
+const NO_SERVICES: TreeServices = {
+  filesMatching() {
+    throw new RecipeError('this recipe searches the tree, which is not available here', 'run it through kseries generate');
+  },
+  maintainersOf() {
+    throw new RecipeError('this recipe asks get_maintainer.pl, which is not available here', 'run it through kseries generate');
+  },
+};
+
+export async function planSeries({ recipe, given, tree, readBase, services = NO_SERVICES, measured = [] }: PlanInput): Promise<SeriesPlan> {
   const { manifest, code } = recipe;
   const params = resolveParams(manifest.id, manifest.params, given);
   const templates = new TemplateCache(manifest.dir);
   const inline = (text: string, field: string) => templates.inline(text, field);
-  const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars) };
+  const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars), ...services };
   const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...(await code?.prepare?.(ctx, params)) };
 
   const name = oneLine(inline(manifest.series, 'series')(vars), `${manifest.id}: series name`);
@@ -46,11 +64,13 @@ export async function planSeries({ recipe, given, tree, readBase }: PlanInput): 
   const patches: PlannedPatch[] = [];
   let files = new FileOverlay(readBase);
   for (const [index, spec] of manifest.patches.entries()) {
-    for (const patchVars of expand(spec, vars, `${manifest.id}: patches[${index}]`)) {
+    for (const each of expand(spec.each, vars, `${manifest.id}: patches[${index}]`)) {
+      const patchVars = { ...each, measured: measured[patches.length] ?? false };
       const where = `patches[${index}]`;
       for (const [i, edit] of spec.edits.entries()) {
-        const rendered = await renderEdit(edit, patchVars, `${where}.edits[${i}]`, templates, files, ctx, recipe);
-        await applyEdit(files, rendered);
+        for (const editVars of expand(edit.each, patchVars, `${manifest.id}: ${where}.edits[${i}]`)) {
+          await applyEdit(files, await renderEdit(edit, editVars, `${where}.edits[${i}]`, templates, files, ctx, recipe));
+        }
       }
       const subject = oneLine(inline(spec.subject, `${where}.subject`)(patchVars), `${manifest.id}: ${where}.subject`);
       const changes = files.changes();
@@ -66,16 +86,17 @@ export async function planSeries({ recipe, given, tree, readBase }: PlanInput): 
     params,
     cover: {
       subject: oneLine(inline(manifest.cover.subject, 'cover.subject')(vars), `${manifest.id}: cover.subject`),
-      body: templates.file(manifest.cover.template)(vars).trim(),
+      body: templates.file(manifest.cover.template)({ ...vars, measured: measured.some(Boolean) ? measured : false }).trim(),
     },
     patches,
   };
 }
 
-function expand(spec: PatchSpec, vars: TemplateVars, where: string): TemplateVars[] {
-  if (spec.each === undefined) return [vars];
-  const list = vars[spec.each];
-  if (!Array.isArray(list)) throw new RecipeError(`${where}.each: "${spec.each}" is not a list variable`, 'name a list the recipe provides');
+/** One set of variables per element of the list `each` names (just `vars` without `each`). */
+function expand(each: string | undefined, vars: TemplateVars, where: string): TemplateVars[] {
+  if (each === undefined) return [vars];
+  const list = vars[each];
+  if (!Array.isArray(list)) throw new RecipeError(`${where}.each: "${each}" is not a list variable`, 'name a list the recipe provides');
   return list.map((item) => ({ ...vars, ...(item as TemplateVars) }));
 }
 

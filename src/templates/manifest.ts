@@ -4,7 +4,7 @@ import path from 'node:path';
 import { RecipeError } from '../errors.js';
 import { PARAM_TYPES, type ParamSpec } from './params.js';
 
-export type EditSpec =
+export type EditSpec = (
   /** A rendered unified diff, applied with context tolerance. */
   | { kind: 'diff'; template: string }
   /** A rendered fragment placed before/after an anchor line, or replacing it. */
@@ -12,7 +12,11 @@ export type EditSpec =
   /** A rendered new file. */
   | { kind: 'new-file'; file: string; template: string }
   /** The recipe code's transform of a file. */
-  | { kind: 'transform'; file: string };
+  | { kind: 'transform'; file: string }
+) & {
+  /** Name of a list variable: the edit is made once per element, the element's fields added to the variables. */
+  each?: string;
+};
 
 export interface PatchSpec {
   /** Inline template of the commit subject. */
@@ -90,6 +94,11 @@ function readPatch(raw: unknown, where: string): PatchSpec {
 
 function readEdit(raw: unknown, where: string): EditSpec {
   const e = object(raw, where);
+  const each = e.each === undefined ? {} : { each: str(e.each, `${where}.each`) };
+  return { ...readEditKind(e, where), ...each };
+}
+
+function readEditKind(e: Record<string, unknown>, where: string): EditSpec {
   const kind = str(e.kind, `${where}.kind`);
   switch (kind) {
     case 'diff':

@@ -10,7 +10,9 @@ const engine = Handlebars.create();
 engine.registerHelper('eq', (a: unknown, b: unknown) => a === b);
 engine.registerHelper('join', (list: unknown, sep: unknown) => (Array.isArray(list) ? list.join(String(sep)) : ''));
 engine.registerHelper('wrap', function (this: unknown, options: Handlebars.HelperOptions) {
-  return wrapParagraphs(options.fn(this), 72);
+  const text = options.fn(this);
+  // Keep the block's last line break, so a blank line after {{/wrap}} separates paragraphs.
+  return wrapParagraphs(text.replace(/\n+$/, ''), 72) + (text.endsWith('\n') ? '\n' : '');
 });
 engine.registerHelper('plural', (n: unknown, word: unknown) => {
   const w = String(word);

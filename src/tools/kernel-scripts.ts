@@ -87,6 +87,13 @@ export async function runGetMaintainer(treeRoot: string, patchFile: string, opts
   return parseGetMaintainer(res.stdout);
 }
 
+/** The maintainers get_maintainer.pl names for one file of the tree (its To: list). */
+export async function runGetMaintainerOfFile(treeRoot: string, file: string, opts: { useGit: boolean }): Promise<string[]> {
+  const gitArgs = opts.useGit ? [] : ['--nogit', '--nogit-fallback'];
+  const res = await run('perl', ['scripts/get_maintainer.pl', ...gitArgs, '--no-l', '--no-r', '-f', file], { cwd: treeRoot });
+  return parseGetMaintainer(res.stdout).to;
+}
+
 export function parseGetMaintainer(output: string): Recipients {
   const to: string[] = [];
   const cc: string[] = [];

@@ -37,7 +37,7 @@ describe('jump-label proof', () => {
     expect(p.errors).toEqual([]);
     expect(p.ok).toBe(true);
     expect(p.after).toEqual([{ function: 'demo_hot', address: 4, compiled: 'jmp 12', runs: 'xchg %ax,%ax', bytes: 2, nop: true }]);
-    expect(p.sites).toEqual(['demo_hot(): 2 insns/9 bytes (cmpb+jne) → 1 insn/2 bytes (nop)']);
+    expect(p.sites).toEqual(['demo_hot(): cmpb+jne 9 bytes -> nop 2 bytes', 'in all: 1 test, 2 insns/9 bytes -> 1 jump label, 1 insn/2 bytes']);
   });
 
   it('fails a site that still jumps in the code that runs', () => {

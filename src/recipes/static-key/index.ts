@@ -31,7 +31,7 @@ export const staticKey: RecipeCode = {
 };
 
 /** What the templates say about a conversion. */
-function describe(c: Conversion): TemplateVars {
+export function describe(c: Conversion): TemplateVars {
   const functions = (sites: Conversion['reads']) => [...new Set(sites.map((s) => (s.function ? `${s.function}()` : 'file scope')))];
   return {
     type: c.type,
@@ -48,7 +48,7 @@ function describe(c: Conversion): TemplateVars {
   };
 }
 
-function fragments(ctx: RecipeContext): KeyFragments {
+export function fragments(ctx: RecipeContext): KeyFragments {
   const one = (template: string, vars: TemplateVars) => ctx.render(template, vars).replace(/\n+$/, '');
   return {
     define: (v) => one('code/define.hbs', v),

@@ -58,18 +58,34 @@ function failed(object: string, c: KeyConversion, why: string): KeyProof {
 }
 
 function claimOf(c: KeyConversion): string {
-  return c.flag ? `${c.flag} → static key ${c.key}` : `static key ${c.key}`;
+  return c.flag ? `${c.flag} -> ${c.key}` : c.key;
 }
 
-/** Per function: the test before (instructions, bytes) → the jump label after. */
+/** "in all: 2 tests, 4 insns/18 bytes -> 2 jump labels, 2 insns/4 bytes" */
+function totalLine(before: FlagTest[], after: LabelSite[]): string {
+  const insns = before.reduce((n, t) => n + t.instructions.length, 0);
+  const bytes = (list: { bytes: number }[]) => list.reduce((n, t) => n + t.bytes, 0);
+  const tests = before.length === 1 ? '1 test' : `${before.length} tests`;
+  const labels = after.length === 1 ? '1 jump label' : `${after.length} jump labels`;
+  return `in all: ${tests}, ${insns} insns/${bytes(before)} bytes -> ${labels}, ${after.length} insn${after.length === 1 ? "" : "s"}/${bytes(after)} bytes`;
+}
+
+/** "cmpb+jne 9 bytes x2, movzbl+test+je 11 bytes": equal items counted. */
+function counted(items: string[]): string {
+  const n = new Map<string, number>();
+  for (const i of items) n.set(i, (n.get(i) ?? 0) + 1);
+  return [...n].map(([i, k]) => (k > 1 ? `${i} x${k}` : i)).join(', ');
+}
+
+/** Per function: the test before (instructions, bytes) -> the jump label after. */
 function siteLines(before: FlagTest[], after: LabelSite[]): string[] {
   const fns = [...new Set([...before, ...after].map((s) => baseFunction(s.function)))];
   return fns.map((fn) => {
     const b = before.filter((t) => baseFunction(t.function) === fn);
     const a = after.filter((t) => baseFunction(t.function) === fn);
-    const was = b.length ? b.map((t) => `${t.instructions.length} insns/${t.bytes} bytes (${t.instructions.map((i) => i.split(' ')[0]).join('+')})`).join(', ') : 'no test';
-    const now = a.length ? a.map((t) => `1 insn/${t.bytes} bytes (${t.nop ? 'nop' : t.runs.split(' ')[0]})`).join(', ') : 'no jump label';
-    return `${fn}(): ${was} → ${now}`;
+    const was = b.length ? counted(b.map((t) => `${t.instructions.map((i) => i.split(' ')[0]).join('+')} ${t.bytes} bytes`)) : 'no test';
+    const now = a.length ? counted(a.map((t) => `${t.nop ? 'nop' : t.runs.split(' ')[0]} ${t.bytes} bytes`)) : 'no jump label';
+    return `${fn}(): ${was} -> ${now}`;
   });
 }
 
@@ -107,7 +123,13 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
     if (compiled.symbols.some((s) => s.name === conv.flag && s.kind === 'O')) errors.push(`${conv.flag} is still in ${object} after the patch`);
     const labelled = new Set(after.map((s) => baseFunction(s.function)));
     for (const fn of new Set(tests.map((t) => baseFunction(t.function)))) {
-      if (!labelled.has(fn)) errors.push(`${fn}() tested ${conv.flag} before the patch but has no jump label of ${conv.key} after it`);
+      if (labelled.has(fn)) continue;
+      const callee = calleesOf(compiled, fn).find((c) => labelled.has(c));
+      errors.push(
+        callee
+          ? `${fn}() tested ${conv.flag} inline; after the patch it calls ${callee}() for the jump label, so its fast path grew a call (${callee}() is no longer inlined)`
+          : `${fn}() tested ${conv.flag} before the patch but has no jump label of ${conv.key} after it`,
+      );
     }
   }
   return {
@@ -116,7 +138,7 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
     claim: claimOf(conv),
     ok: errors.length === 0,
     errors,
-    sites: siteLines(tests, after),
+    sites: [...siteLines(tests, after), totalLine(tests, after)],
     flag: conv.flag ?? null,
     key: conv.key,
     before: tests,
@@ -165,6 +187,22 @@ function testFrom(list: Instruction[], at: number): Instruction[] | undefined {
 function lastOperand(operands: string): string {
   const parts = operands.split(/,(?![^(]*\))/);
   return parts[parts.length - 1]!.trim();
+}
+
+/** Functions that `fn` (any of its parts) calls or tail-calls, by the target objdump names or the relocation's symbol. */
+function calleesOf(code: ObjectCode, fn: string): string[] {
+  const out = new Set<string>();
+  for (const [section, list] of code.instructions) {
+    const relocs = code.relocations.get(section) ?? [];
+    for (const i of list) {
+      if (baseFunction(i.function) !== fn || !/^(call|jmp)/.test(i.mnemonic)) continue;
+      const named = /<([^>+]+)>$/.exec(i.operands)?.[1];
+      if (named) out.add(baseFunction(named));
+      const r = relocs.find((x) => x.offset > i.address && x.offset < i.address + i.length);
+      if (r) out.add(baseFunction(r.symbol));
+    }
+  }
+  return [...out];
 }
 
 function jumpEntries(code: ObjectCode): { code: Target; key: Target }[] {

@@ -1,0 +1,149 @@
+// Recipe static-keys (tree-wide form): scan for flags, convert every `auto` one (or those chosen), one patch per
+// maintainer group. The per-flag conversion and the object-code proof are the static-key recipe's.
+import path from 'node:path';
+import { ParamError, RecipeError, TransformError } from '../../errors.js';
+import type { Params } from '../../templates/params.js';
+import type { TemplateVars } from '../../templates/render.js';
+import { convertFlag } from '../static-key/convert.js';
+import { describe, fragments, subjectPrefix } from '../static-key/index.js';
+import { DECLARATION_PREFILTER, scanFile, type FlagCandidate } from '../static-key/scan.js';
+import { staticKeyVerifier } from '../static-key/verify.js';
+import type { RecipeCode, RecipeContext } from '../types.js';
+
+/** get_maintainer.pl calls in flight at once. */
+const MAINTAINER_QUERIES = 4;
+
+interface FlagVars extends TemplateVars {
+  flag: string;
+  key: string;
+  file: string;
+  line: number;
+}
+
+export const staticKeys: RecipeCode = {
+  id: 'static-keys',
+
+  async prepare(ctx, params) {
+    const paths = listParam(params.paths);
+    const found: FlagCandidate[] = [];
+    for await (const [file, text] of ctx.filesMatching(DECLARATION_PREFILTER, paths)) found.push(...scanFile(file, text));
+    const chosen = select(found, listParam(params.only), paths);
+
+    const skipped: { file: string; flag: string; reason: string }[] = [];
+    const files: { file: string; flags: FlagVars[] }[] = [];
+    for (const [file, flags] of byFile(chosen)) {
+      let text = (await ctx.readFile(file))!;
+      const converted: FlagVars[] = [];
+      for (const c of flags) {
+        const key = `${c.variable}_key`;
+        try {
+          const conv = convertFlag(file, text, c.variable, key, fragments(ctx));
+          text = conv.text;
+          converted.push({ ...describe(conv), flag: c.variable, key, file, line: c.line, setBy: setBy(c) });
+        } catch (e) {
+          if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
+          skipped.push({ file, flag: c.variable, reason: e.message });
+        }
+      }
+      if (converted.length) files.push({ file, flags: converted });
+    }
+    if (files.length === 0) throw new RecipeError(`static-keys: none of the ${chosen.length} chosen flags could be converted`, skipped[0]?.reason ?? 'see kseries scan static-keys');
+
+    const groups = await groupByMaintainers(ctx, files);
+    return {
+      scope: paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('+'),
+      groups,
+      groupCount: groups.length,
+      flagCount: files.reduce((n, f) => n + f.flags.length, 0),
+      fileCount: files.length,
+      skipped,
+    };
+  },
+
+  transform(ctx, file, text, vars) {
+    let out = text;
+    for (const f of vars.flags as FlagVars[]) out = convertFlag(file, out, f.flag, f.key, fragments(ctx)).text;
+    return out;
+  },
+
+  verify: staticKeyVerifier,
+};
+
+/** The `auto` candidates, or exactly the flags --only names (each must be `auto`; `file:flag` when a name repeats). */
+function select(found: FlagCandidate[], only: string[], paths: string[]): FlagCandidate[] {
+  const where = paths.length ? ` under ${paths.join(', ')}` : '';
+  if (only.length === 0) {
+    const auto = found.filter((c) => c.verdict === 'auto');
+    if (auto.length === 0) throw new ParamError(`static-keys: no flag${where} can be converted automatically`, `kseries scan static-keys${paths.map((p) => ` --path ${p}`).join('')} shows the candidates and why`);
+    return auto;
+  }
+  return only.map((o) => {
+    const [file, name] = o.includes(':') ? o.split(':', 2) : [undefined, o];
+    const matches = found.filter((c) => c.variable === name && (file === undefined || c.file === file));
+    if (matches.length === 0) throw new ParamError(`--only ${o}: no flag candidate of that name${where}`, 'kseries scan static-keys lists them; use file:flag to pick one file');
+    if (matches.length > 1) throw new ParamError(`--only ${o}: ${matches.length} files declare it (${matches.map((m) => m.file).join(', ')})`, `write it as file:flag, e.g. --only ${matches[0]!.file}:${name}`);
+    const c = matches[0]!;
+    if (c.verdict !== 'auto') {
+      throw new ParamError(`--only ${o}: the scan says ${c.verdict}: ${c.reasons[0]}`, 'after checking it yourself, convert it with the static-key recipe (--set file=... --set flag=...)');
+    }
+    return c;
+  });
+}
+
+function byFile(chosen: FlagCandidate[]): Map<string, FlagCandidate[]> {
+  const out = new Map<string, FlagCandidate[]>();
+  for (const c of [...chosen].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line)) {
+    if (!out.has(c.file)) out.set(c.file, []);
+    out.get(c.file)!.push(c);
+  }
+  return out;
+}
+
+/** "the __setup() handler foo()", "the initcall bar()". */
+function setBy(c: FlagCandidate): string[] {
+  return [...new Set(c.writes.map((w) => `the ${w.context === 'setup' ? '__setup() handler' : 'initcall'} ${w.function}()`))];
+}
+
+/** One patch per set of maintainers, as get_maintainer.pl names them for each file; groups in path order. */
+async function groupByMaintainers(ctx: RecipeContext, files: { file: string; flags: FlagVars[] }[]): Promise<TemplateVars[]> {
+  const maintainers: string[][] = [];
+  for (let i = 0; i < files.length; i += MAINTAINER_QUERIES) {
+    maintainers.push(...(await Promise.all(files.slice(i, i + MAINTAINER_QUERIES).map((f) => ctx.maintainersOf(f.file)))));
+  }
+  const groups = new Map<string, { maintainers: string[]; files: typeof files }>();
+  files.forEach((f, i) => {
+    const m = maintainers[i]!;
+    const id = m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`;
+    if (!groups.has(id)) groups.set(id, { maintainers: m, files: [] });
+    groups.get(id)!.files.push(f);
+  });
+  return [...groups.values()].map((g) => {
+    const flags = g.files.flatMap((f) => f.flags);
+    return {
+      prefix: groupPrefix(g.files.map((f) => f.file)),
+      title: flags.length === 1 ? `Convert ${flags[0]!.flag} to a static key` : `Convert ${flags.length} boot-time flags to static keys`,
+      maintainers: g.maintainers,
+      files: g.files,
+      flags,
+      flagCount: flags.length,
+    };
+  });
+}
+
+/** The subject prefix of a group: the file's own for one file, else the files' common folder in the same style. */
+export function groupPrefix(files: string[]): string {
+  if (files.length === 1) return subjectPrefix(files[0]!);
+  const dirs = files.map((f) => path.posix.dirname(f).split('/'));
+  const common: string[] = [];
+  for (let i = 0; dirs.every((d) => d[i] !== undefined && d[i] === dirs[0]![i]); i++) common.push(dirs[0]![i]!);
+  if (common.length === 0) return 'treewide';
+  if (common[0] === 'kernel' && common.length > 1) return common.slice(1).join('/');
+  return common[common.length - 1]!;
+}
+
+function listParam(v: Params[string] | undefined): string[] {
+  return String(v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
