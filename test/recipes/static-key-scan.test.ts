@@ -48,3 +48,20 @@ test('reads and writes are listed with their lines, functions and contexts', () 
 test('locals, members and other declarations are not candidates', () => {
   expect(scanFile('t.c', 'struct s { bool f; };\nvoid g(void)\n{\n\tbool f = true;\n\tif (f)\n\t\th();\n}\nstatic int a, b;\nint fn(int x);\n')).toEqual([]);
 });
+
+test.each([
+  ['tools/perf/builtin-top.c', /host or user-space program/],
+  ['arch/x86/boot/compressed/kaslr.c', /boot or decompressor code/],
+  ['arch/arm/vdso/vdsomunge.c', /vDSO code/],
+  ['arch/x86/realmode/rm/wakemain.c', /real-mode code/],
+  ['drivers/firmware/efi/libstub/efi-stub-helper.c', /the EFI stub/],
+])('a flag in %s is rejected: not kernel code', (file, reason) => {
+  const [c] = scanFile(file, `static bool f __read_mostly;\n${READER}${SETUP}`);
+  expect(c!.verdict).toBe('reject');
+  expect(c!.reasons.join('\n')).toMatch(reason);
+});
+
+test('writes carry the value they store', () => {
+  const [c] = scanFile('t.c', `static bool f;\n${READER}static int __init f_init(void)\n{\n\tf = true;\n\treturn 0;\n}\nlate_initcall(f_init);\n`);
+  expect(c!.writes).toEqual([{ line: 9, function: 'f_init', context: 'initcall', value: true }]);
+});

@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { TransformError } from '../../src/errors.js';
 import { convertFlag, wrapCondition, type KeyFragments } from '../../src/recipes/static-key/convert.js';
 import { subjectPrefix } from '../../src/recipes/static-key/index.js';
+import { groupPrefix } from '../../src/recipes/static-keys/index.js';
 import { BUILTIN_RECIPES } from '../../src/recipes/load.js';
 import { loadTemplate } from '../../src/templates/render.js';
 
@@ -103,4 +104,14 @@ test.each([
   ['kernel/sched/core.c', 'sched/core'],
   ['mm/memcontrol.c', 'mm: memcontrol'],
   ['net/ipv4/tcp.c', 'ipv4: tcp'],
+  ['kernel/printk/printk.c', 'printk'],
+  ['drivers/gpio/gpiolib.c', 'gpio: gpiolib'],
+  ['drivers/clk/clk.c', 'clk'],
 ])('subject prefix of %s is "%s"', (file, prefix) => expect(subjectPrefix(file)).toBe(prefix));
+
+test.each([
+  [['mm/memcontrol.c'], 'mm: memcontrol'],
+  [['drivers/pci/pci.c', 'drivers/pci/quirks.c'], 'pci'],
+  [['kernel/trace/trace.c', 'kernel/trace/ring_buffer.c'], 'trace'],
+  [['mm/a.c', 'net/b.c'], 'treewide'],
+])('group prefix of %j is "%s"', (files, prefix) => expect(groupPrefix(files)).toBe(prefix));

@@ -9,7 +9,8 @@ const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
 const before = parseObjectCode(read('before.tables.txt'), read('before.code.txt'));
 const compiled = parseObjectCode(read('after.tables.txt'), read('after.code.txt'));
 const final = parseObjectCode(read('after.tables.txt'), read('after.final.txt'));
-const conv = { file: 'demo.c', flag: 'demo_flag', key: 'demo_flag_key' };
+const conv = { file: 'demo.c', flag: 'demo_flag', key: 'demo_flag_key', initiallyEnabled: false };
+const boot = parseObjectCode(read('boot.tables.txt'), read('boot.code.txt'));
 
 describe('objdump parsing', () => {
   it('reads symbols, signed addends and instructions', () => {
@@ -36,14 +37,25 @@ describe('jump-label proof', () => {
     const p = proveKey('demo.o', conv, before, compiled, final);
     expect(p.errors).toEqual([]);
     expect(p.ok).toBe(true);
-    expect(p.after).toEqual([{ function: 'demo_hot', address: 4, compiled: 'jmp 12', runs: 'xchg %ax,%ax', bytes: 2, nop: true }]);
+    expect(p.after).toEqual([{ function: 'demo_hot', address: 4, compiled: 'jmp 12', runs: 'xchg %ax,%ax', bytes: 2, nop: true, patchedAtBoot: false }]);
     expect(p.sites).toEqual(['demo_hot(): cmpb+jne 9 bytes -> nop 2 bytes', 'in all: 1 test, 2 insns/9 bytes -> 1 jump label, 1 insn/2 bytes']);
   });
 
-  it('fails a site that still jumps in the code that runs', () => {
+  it('fails a site whose jmp objtool did not turn into a NOP', () => {
     const p = proveKey('demo.o', conv, before, compiled, compiled);
     expect(p.ok).toBe(false);
-    expect(p.errors.join('\n')).toMatch(/runs as `jmp 12`, not a NOP/);
+    expect(p.errors.join('\n')).toMatch(/`jmp 12` does not match the key's initial state/);
+  });
+
+  it('models a key an initcall switches on every boot: the jmp the compiler left becomes the NOP the kernel patches in', () => {
+    // Branch bit 1 (static_branch_likely() on a key that starts disabled): a jmp until demo_late_init() enables the key.
+    const p = proveKey('demo.o', conv, before, boot, boot);
+    expect(p.errors).toEqual([]);
+    expect(p.after[0]).toMatchObject({ compiled: 'jmp 12', nop: true, runs: 'nop (patched in at boot when demo_late_init() enables the key)' });
+    // Without the initcall the same site keeps jumping: the branch hint disagrees with the key's state.
+    const noInitcall = { ...boot, relocations: new Map([...boot.relocations].filter(([s]) => !s.startsWith('.initcall'))) };
+    const q = proveKey('demo.o', conv, before, noInitcall, noInitcall);
+    expect(q.errors).toEqual(["demo_hot at .text+0x4: runs as `jmp 12`, not as a NOP: the branch hint disagrees with the key's initial state"]);
   });
 
   it('fails without a __jump_table entry for the key, and when the flag is still there', () => {
@@ -51,7 +63,6 @@ describe('jump-label proof', () => {
     expect(noKey.errors.join('\n')).toMatch(/has no symbol other_key/);
     const stillThere = proveKey('demo.o', conv, before, before, before);
     expect(stillThere.errors.join('\n')).toMatch(/demo_flag is still in demo.o/);
-    expect(stillThere.errors.join('\n')).toMatch(/demo_hot\(\) tested demo_flag before the patch but has no jump label/);
   });
 
   it('reads the conversions from a patch, and fails one whose object was not built', () => {
@@ -66,7 +77,7 @@ describe('jump-label proof', () => {
       'diff --git a/include/linux/demo.h b/include/linux/demo.h',
       '',
     ].join('\n');
-    expect(conversionsIn(patch)).toEqual([{ file: 'mm/demo.c', flag: 'demo_flag', key: 'demo_flag_key' }]);
+    expect(conversionsIn(patch)).toEqual([{ file: 'mm/demo.c', flag: 'demo_flag', key: 'demo_flag_key', initiallyEnabled: false }]);
     expect(staticKeyVerifier.objectsToProve(patch)).toEqual(['mm/demo.o']);
     const [p] = staticKeyVerifier.prove(patch, new Map([['mm/demo.o', { notBuilt: 'CONFIG_DEMO needs X' }]]));
     expect(p).toMatchObject({ ok: false, errors: ['mm/demo.o was not built: CONFIG_DEMO needs X, so nothing proves the jump labels'] });

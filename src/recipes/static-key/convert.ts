@@ -51,7 +51,12 @@ interface Replacement {
 const FLAG_ATTRIBUTES = new Set(['__read_mostly', '__ro_after_init']);
 const JUMP_LABEL_INCLUDE = /^#include\s*<linux\/jump_label\.h>/m;
 
-export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments): Conversion {
+/**
+ * Convert `flag` into the static key `key`. Tests without a likely()/unlikely() hint are laid out for `usualValue`,
+ * the value the flag holds on a running system (default: its initial value; an initcall that sets it on every boot
+ * makes that value the usual one), so the usual path is the NOP.
+ */
+export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean): Conversion {
   const masked = maskC(text);
   const depth = braceDepths(masked);
   const lines = new LineIndex(text);
@@ -85,7 +90,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
       continue;
     }
     const read = parseBranchRead(masked, at, flag, refuse);
-    const hint = read.hint ?? (decl.initiallyTrue ? 'likely' : 'unlikely');
+    const hint = read.hint ?? ((usualValue ?? decl.initiallyTrue) ? 'likely' : 'unlikely');
     replacements.push({ start: read.start, end: read.end, kind: 'read', text: fragments.read({ key, hint, negated: read.negated }) });
   }
   if (!replacements.some((r) => r.kind === 'read')) {

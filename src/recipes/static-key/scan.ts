@@ -13,7 +13,8 @@ export interface FlagCandidate {
   verdict: Verdict;
   reasons: string[];
   reads: { line: number; context: string }[];
-  writes: { line: number; function: string | null; context: string }[];
+  /** Each write: where, in what calling context, and the value it stores. */
+  writes: { line: number; function: string | null; context: string; value: boolean }[];
 }
 
 /** A file-scope `[static] [attr] bool|int [attr] name [attr] [= init];` line; other shapes are not candidates. */
@@ -54,6 +55,8 @@ function classify(file: string, masked: string, depth: Int32Array, lines: LineIn
   const reject: string[] = [];
   const reads: FlagCandidate['reads'] = [];
   const writes: FlagCandidate['writes'] = [];
+  const outside = outsideKernel(file);
+  if (outside) reject.push(`${outside}: no jump labels there`);
   if (!m[1]) manual.push('not static: other files may read or write it (a shared key needs DECLARE_STATIC_KEY in a header)');
   if (init !== undefined && !['0', '1', 'true', 'false'].includes(init)) reject.push(`starts as ${init}, not a constant true/false/0/1`);
 
@@ -78,7 +81,7 @@ function classify(file: string, masked: string, depth: Int32Array, lines: LineIn
         const found = enclosingFunction(masked, depth, at);
         const fn = found === undefined ? null : detach(found);
         const context = writerContext(masked, depth, at, fn);
-        writes.push({ line, function: fn, context });
+        writes.push({ line, function: fn, context, value: w.enable });
         if (context !== 'setup' && context !== 'initcall') manual.push(contextReason(context, fn, line));
         continue;
       }
@@ -97,6 +100,19 @@ function classify(file: string, masked: string, depth: Int32Array, lines: LineIn
   const verdict: Verdict = reject.length ? 'reject' : manual.length ? 'manual' : 'auto';
   const reasons = verdict === 'auto' ? ['static, tested only in branch conditions, written only with constants from __setup() or initcall functions in process context after jump_label_init()'] : [...reject, ...manual];
   return { file, variable, line: lines.lineOf(declAt), type, verdict, reasons: [...new Set(reasons)], reads, writes };
+}
+
+/** Code under these paths is built into something other than the kernel proper, where jump labels are not patched. */
+const NOT_KERNEL: [RegExp, string][] = [
+  [/^(tools|scripts|usr|Documentation)\//, 'a host or user-space program'],
+  [/^arch\/[^/]+\/boot\//, 'boot or decompressor code'],
+  [/(^|\/)vdso\d*\/|^arch\/[^/]+\/(kernel\/)?vdso/, 'vDSO code, which runs in user space'],
+  [/^arch\/[^/]+\/purgatory\/|^arch\/x86\/realmode\//, 'purgatory or real-mode code'],
+  [/^drivers\/firmware\/efi\/libstub\//, 'the EFI stub'],
+];
+
+function outsideKernel(file: string): string | undefined {
+  return NOT_KERNEL.find(([re]) => re.test(file))?.[1];
 }
 
 type WriterContext = 'setup' | 'initcall' | 'early_param' | 'atomic' | 'irq' | 'unknown';

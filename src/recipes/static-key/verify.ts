@@ -3,7 +3,7 @@
 // test is one 2- or 5-byte instruction recorded in __jump_table with a relocation naming the new key, and it is a NOP
 // in the code that runs. With CONFIG_HAVE_JUMP_LABEL_HACK (x86-64 with objtool) the compiler emits a `jmp` that
 // objtool's jump-label pass turns into a NOP, so `final` is the object after that pass has run on it.
-import { baseFunction, instructionAt, relocationTarget, type Instruction, type ObjectCode, type Target } from '../../object-code/parse.js';
+import { baseFunction, instructionAt, relocationTarget, type Instruction, type ObjectCode, type ObjSymbol, type Target } from '../../object-code/parse.js';
 import type { ObjectAround, ObjectProof, RecipeVerifier } from '../types.js';
 
 export interface KeyConversion {
@@ -11,6 +11,8 @@ export interface KeyConversion {
   /** The flag the key replaces (undefined for a key the patch adds without removing a flag). */
   flag?: string;
   key: string;
+  /** DEFINE_STATIC_KEY_TRUE*: the key starts enabled. */
+  initiallyEnabled: boolean;
 }
 
 /** One test of the flag on the fast path before the patch. */
@@ -30,7 +32,10 @@ export interface LabelSite {
   compiled: string;
   runs: string;
   bytes: number;
+  /** A NOP in the code a running system executes. */
   nop: boolean;
+  /** The compiler's jmp becomes that NOP when an initcall switches the key at boot. */
+  patchedAtBoot: boolean;
 }
 
 export interface KeyProof extends ObjectProof {
@@ -80,12 +85,14 @@ function counted(items: string[]): string {
 /** Per function: the test before (instructions, bytes) -> the jump label after. */
 function siteLines(before: FlagTest[], after: LabelSite[]): string[] {
   const fns = [...new Set([...before, ...after].map((s) => baseFunction(s.function)))];
-  return fns.map((fn) => {
+  return fns.flatMap((fn) => {
     const b = before.filter((t) => baseFunction(t.function) === fn);
     const a = after.filter((t) => baseFunction(t.function) === fn);
     const was = b.length ? counted(b.map((t) => `${t.instructions.map((i) => i.split(' ')[0]).join('+')} ${t.bytes} bytes`)) : 'no test';
-    const now = a.length ? counted(a.map((t) => `${t.nop ? 'nop' : t.runs.split(' ')[0]} ${t.bytes} bytes`)) : 'no jump label';
-    return `${fn}(): ${was} -> ${now}`;
+    const now = a.length ? counted(a.map((t) => `${t.nop ? (t.patchedAtBoot ? 'nop after boot' : 'nop') : t.runs.split(' ')[0]} ${t.bytes} bytes`)) : 'no jump label';
+    // Commit messages keep lines under 75 columns (checkpatch), with 4 columns of indent.
+    const line = `${fn}(): ${was} -> ${now}`;
+    return line.length <= 68 ? [line] : [`${fn}(): ${was}`, `  -> ${now}`];
   });
 }
 
@@ -101,6 +108,8 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
   const after: LabelSite[] = [];
   if (!keySym) errors.push(`${object} has no symbol ${conv.key}: the key was not compiled in`);
   else {
+    const boot = bootWriter(compiled, keySym);
+    const steady = boot ? boot.enable : conv.initiallyEnabled;
     for (const e of jumpEntries(compiled)) {
       if (e.key.section !== keySym.section || (e.key.offset & ~3) !== keySym.value) continue;
       const c = exactInstruction(compiled, e.code);
@@ -109,11 +118,19 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
         errors.push(`__jump_table entry for ${conv.key} points at ${e.code.section}+0x${e.code.offset.toString(16)}, which starts no instruction`);
         continue;
       }
-      const site = { function: c.function, address: c.address, compiled: show(c), runs: show(f), bytes: f.length, nop: NOPS.has(f.bytes) };
-      after.push(site);
-      const where = `${site.function} at ${e.code.section}+0x${site.address.toString(16)}`;
+      // The kernel's rule (jump_label_type()): a site is a NOP exactly when the key's state equals the entry's branch bit.
+      const branch = (e.key.offset & 1) === 1;
+      const where = `${c.function} at ${e.code.section}+0x${c.address.toString(16)}`;
+      const initialNop = NOPS.has(f.bytes);
+      if (initialNop !== (conv.initiallyEnabled === branch)) {
+        errors.push(`${where}: \`${show(f)}\` does not match the key's initial state and the entry's branch bit`);
+      }
+      const flipped = steady !== conv.initiallyEnabled;
+      const nop = steady === branch;
+      const runs = flipped ? (nop ? `nop (patched in at boot when ${boot!.function}() ${boot!.enable ? 'enables' : 'disables'} the key)` : show(c)) : show(f);
+      after.push({ function: c.function, address: c.address, compiled: show(c), runs, bytes: f.length, nop, patchedAtBoot: flipped && nop });
       if (f.length !== 2 && f.length !== 5) errors.push(`${where}: the jump label is ${f.length} bytes, not 2 or 5`);
-      else if (!site.nop) errors.push(`${where}: runs as \`${site.runs}\`, not a NOP (a key that starts enabled, tested with unlikely()?)`);
+      else if (!nop) errors.push(`${where}: runs as \`${show(flipped ? c : f)}\`${flipped ? ` once ${boot!.function}() has run` : ''}, not as a NOP: the branch hint disagrees with the key's ${flipped ? 'state after boot' : 'initial state'}`);
     }
     if (after.length === 0) errors.push(`no __jump_table entry of ${object} names ${conv.key}`);
   }
@@ -122,14 +139,12 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
     else if (tests.length === 0) errors.push(`the base object never tests ${conv.flag} with a conditional jump`);
     if (compiled.symbols.some((s) => s.name === conv.flag && s.kind === 'O')) errors.push(`${conv.flag} is still in ${object} after the patch`);
     const labelled = new Set(after.map((s) => baseFunction(s.function)));
+    const outOfLineBefore = new Set((before?.symbols ?? []).filter((s) => s.kind === 'F').map((s) => baseFunction(s.name)));
     for (const fn of new Set(tests.map((t) => baseFunction(t.function)))) {
       if (labelled.has(fn)) continue;
-      const callee = calleesOf(compiled, fn).find((c) => labelled.has(c));
-      errors.push(
-        callee
-          ? `${fn}() tested ${conv.flag} inline; after the patch it calls ${callee}() for the jump label, so its fast path grew a call (${callee}() is no longer inlined)`
-          : `${fn}() tested ${conv.flag} before the patch but has no jump label of ${conv.key} after it`,
-      );
+      // gcc may move the test into the callers or a split part (fine); a helper that stops being inlined puts a call on the fast path.
+      const callee = calleesOf(compiled, fn).find((c) => labelled.has(c) && !outOfLineBefore.has(c));
+      if (callee) errors.push(`${fn}() tested ${conv.flag} inline; after the patch it calls ${callee}(), no longer inlined, for the jump label: its fast path grew a call`);
     }
   }
   return {
@@ -189,6 +204,35 @@ function lastOperand(operands: string): string {
   return parts[parts.length - 1]!.trim();
 }
 
+/**
+ * The initcall that switches the key on every boot: a function registered in an .initcall*.init section that calls
+ * static_key_enable/disable (what static_branch_enable/disable() call) with the key's address. __setup() handlers
+ * run only when their option is given, so they leave the key in its initial state on a usual boot.
+ */
+function bootWriter(code: ObjectCode, key: ObjSymbol): { function: string; enable: boolean } | undefined {
+  const initcalls = [...code.relocations].filter(([section]) => section.startsWith('.initcall')).flatMap(([, rs]) => rs.map((r) => relocationTarget(code, r)));
+  const isInitcall = (fn: string) => {
+    const sym = code.symbols.find((s) => s.kind === 'F' && s.name === fn);
+    return !!sym && initcalls.some((t) => t && t.section === sym.section && t.offset === sym.value);
+  };
+  for (const [section, list] of code.instructions) {
+    const relocs = code.relocations.get(section) ?? [];
+    const relocIn = (i: Instruction) => relocs.find((r) => r.offset > i.address && r.offset < i.address + i.length);
+    for (const [n, i] of list.entries()) {
+      const callee = /^(call|jmp)/.test(i.mnemonic) ? relocIn(i)?.symbol : undefined;
+      const m = callee && /^static_key_(enable|disable)(?:_cpuslocked)?$/.exec(callee.replace(/[-+]0x[0-9a-f]+$/, ''));
+      if (!m || !isInitcall(i.function)) continue;
+      const passesKey = list.slice(Math.max(0, n - 6), n).some((a) => {
+        const r = relocIn(a);
+        const t = r && relocationTarget(code, r);
+        return t?.section === key.section && t.offset === key.value;
+      });
+      if (passesKey) return { function: i.function, enable: m[1] === 'enable' };
+    }
+  }
+  return undefined;
+}
+
 /** Functions that `fn` (any of its parts) calls or tail-calls, by the target objdump names or the relocation's symbol. */
 function calleesOf(code: ObjectCode, fn: string): string[] {
   const out = new Set<string>();
@@ -238,10 +282,12 @@ export function conversionsIn(patch: string): KeyConversion[] {
     const file = /^a\/(\S+) b\/(\S+)/.exec(block)?.[2];
     if (!file || !file.endsWith('.c')) continue;
     const flags = [...block.matchAll(/^-[ \t]*(?:static[ \t]+)?(?:(?:__read_mostly|__ro_after_init)[ \t]+)?(?:bool|int)[ \t]+(?:(?:__read_mostly|__ro_after_init)[ \t]+)?([A-Za-z_]\w*)\b[^(]*;/gm)].map((m) => m[1]!);
-    const keys = [...block.matchAll(/^\+.*\bDEFINE_STATIC_KEY_(?:TRUE|FALSE)(?:_RO)?\(\s*([A-Za-z_]\w*)\s*\)/gm)].map((m) => m[1]!);
-    for (const key of keys) {
-      const flag = flags.find((f) => key.startsWith(f)) ?? (keys.length === flags.length ? flags[keys.indexOf(key)] : undefined);
-      out.push({ file, flag, key });
+    const defines = [...block.matchAll(/^\+.*\bDEFINE_STATIC_KEY_(TRUE|FALSE)(?:_RO)?\(\s*([A-Za-z_]\w*)\s*\)/gm)];
+    const keys = defines.map((m) => m[2]!);
+    for (const [i, m] of defines.entries()) {
+      const key = m[2]!;
+      const flag = flags.find((f) => key.startsWith(f)) ?? (keys.length === flags.length ? flags[i] : undefined);
+      out.push({ file, flag, key, initiallyEnabled: m[1] === 'TRUE' });
     }
   }
   return out;

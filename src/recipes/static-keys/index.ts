@@ -18,6 +18,8 @@ interface FlagVars extends TemplateVars {
   key: string;
   file: string;
   line: number;
+  /** The value the flag holds once the system has booted. */
+  usualValue: boolean;
 }
 
 export const staticKeys: RecipeCode = {
@@ -36,10 +38,11 @@ export const staticKeys: RecipeCode = {
       const converted: FlagVars[] = [];
       for (const c of flags) {
         const key = `${c.variable}_key`;
+        const usualValue = valueAfterBoot(c);
         try {
-          const conv = convertFlag(file, text, c.variable, key, fragments(ctx));
+          const conv = convertFlag(file, text, c.variable, key, fragments(ctx), usualValue);
           text = conv.text;
-          converted.push({ ...describe(conv), flag: c.variable, key, file, line: c.line, setBy: setBy(c) });
+          converted.push({ ...describe(conv), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -62,7 +65,7 @@ export const staticKeys: RecipeCode = {
 
   transform(ctx, file, text, vars) {
     let out = text;
-    for (const f of vars.flags as FlagVars[]) out = convertFlag(file, out, f.flag, f.key, fragments(ctx)).text;
+    for (const f of vars.flags as FlagVars[]) out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue).text;
     return out;
   },
 
@@ -97,6 +100,15 @@ function byFile(chosen: FlagCandidate[]): Map<string, FlagCandidate[]> {
     out.get(c.file)!.push(c);
   }
   return out;
+}
+
+/**
+ * The value an initcall stores on every boot, which is then the flag's usual value; undefined when only __setup()
+ * handlers write it (they run only when their option is given) or the initcalls disagree.
+ */
+function valueAfterBoot(c: FlagCandidate): boolean | undefined {
+  const values = new Set(c.writes.filter((w) => w.context === 'initcall').map((w) => w.value));
+  return values.size === 1 ? [...values][0] : undefined;
 }
 
 /** "the __setup() handler foo()", "the initcall bar()". */
