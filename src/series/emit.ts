@@ -147,9 +147,11 @@ function checkedStatement(dir: string, tip: string, force: boolean): string {
   const built = report.patches.filter((p) => p.build.status === 'ok').length;
   const warnings = report.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
   const cp = report.patches.reduce((n, p) => n + p.checkpatch.errors + p.checkpatch.warnings, 0);
+  const proofs = report.patches.reduce((n, p) => n + (p.proofs ?? []).length, 0);
   const parts = [
     built ? `${built} of ${report.patches.length} patches built one by one (x86_64 ${report.config}, W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}` : '',
     cp === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors',
+    proofs ? `${proofs} object-code ${proofs === 1 ? 'proof holds' : 'proofs hold'} (each converted test is one __jump_table NOP)` : '',
   ].filter(Boolean);
   return `Checked with kseries: ${parts.join('; ')}.`;
 }

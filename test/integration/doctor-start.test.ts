@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import type { CheckReport } from '../../src/check/report.js';
+import { DEMO_FLAGS } from '../../src/commands/start.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import { cli, git, userTree, withOnlyGit } from '../helpers/tree.js';
 
@@ -29,20 +31,27 @@ test('doctor names the Debian package of each missing program', () =>
     expect(j.tree.ok).toBe(false);
   }));
 
-test('start generates, checks and emits the built-in static-key series, and says what to run next', async () => {
+test('start converts the demo flags with static-keys: generated, built, proven, checkpatch-clean, emitted', async () => {
   const tree = await userTree();
   const r = await cli(['--tree', tree.root, 'start'], { cwd });
-  expect(r.code).toBe(0);
-  for (const flag of ['cgroup_memory_nosocket', 'cgroup_memory_nobpf']) {
-    const dir = path.join(cwd, 'out', `static-key-${flag}`, 'v1');
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.patch'));
-    expect(files).toHaveLength(1);
-    const text = fs.readFileSync(path.join(dir, files[0]!), 'utf8');
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')).verdict).toBe('clean');
-    expect(text).toContain('Checked with kseries: 1 of 1 patches built one by one (x86_64 defconfig, W=1) with no new warnings');
+  expect(r.code, r.err).toBe(0);
+  const dir = path.join(cwd, 'out', 'static-keys', 'v1');
+  const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')) as CheckReport;
+  expect(report.verdict).toBe('clean');
+  const proofs = report.patches.flatMap((p) => p.proofs);
+  expect(proofs.map((p) => p.claim.split(' ')[0]).sort()).toEqual([...DEMO_FLAGS].sort());
+  expect(proofs.every((p) => p.ok)).toBe(true);
+  const patches = fs.readdirSync(dir).filter((f) => /^000[1-9].*\.patch$/.test(f));
+  expect(patches).toHaveLength(5); // one per maintainer group: the two memcg flags share a patch
+  for (const f of patches) {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
     expect((await runCheckpatch(tree.root, text, { strict: true })).findings).toEqual([]);
-    expect(git(tree.root, 'show', `kseries/static-key-${flag}/v1:mm/memcontrol.c`)).toContain(`static DEFINE_STATIC_KEY_FALSE_RO(${flag}_key);`);
+    expect(text).toMatch(/in all: \d+ tests?, \d+ insns\/\d+ bytes -> \d+ jump labels?, \d+ insns?\/\d+ bytes/);
   }
+  const cover = fs.readFileSync(path.join(dir, '0000-cover-letter.patch'), 'utf8');
+  expect(cover).toContain('mm/memcontrol.c:86 cgroup_memory_nosocket, set by the __setup() handler cgroup_memory()');
+  expect(cover).toMatch(/6 object-code proofs hold/);
+  expect(git(tree.root, 'show', 'kseries/static-keys/v1:mm/memcontrol.c')).toContain('static DEFINE_STATIC_KEY_FALSE_RO(cgroup_memory_nosocket_key);');
   expect(r.out).toContain('next:');
-  expect(r.out).toContain('kseries send static-key-cgroup_memory_nosocket');
+  expect(r.out).toContain('kseries send static-keys');
 });

@@ -87,7 +87,7 @@ function select(found: FlagCandidate[], only: string[], paths: string[]): FlagCa
     if (matches.length > 1) throw new ParamError(`--only ${o}: ${matches.length} files declare it (${matches.map((m) => m.file).join(', ')})`, `write it as file:flag, e.g. --only ${matches[0]!.file}:${name}`);
     const c = matches[0]!;
     if (c.verdict !== 'auto') {
-      throw new ParamError(`--only ${o}: the scan says ${c.verdict}: ${c.reasons[0]}`, 'after checking it yourself, convert it with the static-key recipe (--set file=... --set flag=...)');
+      throw new ParamError(`--only ${o}: the scan says ${c.verdict}: ${c.reasons.join('; ')}`, 'after checking it yourself, convert it with the static-key recipe (--set file=... --set flag=...)');
     }
     return c;
   });
