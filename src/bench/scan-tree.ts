@@ -9,17 +9,50 @@ import { runRaw } from '../tools/run.js';
 import type { KernelTree } from '../tree/tree.js';
 import { timed, type BenchResult } from './measure.js';
 
-/** Flags declared at file scope and tested in an if: what the scan looks for, said in SmPL. */
-const SEMANTIC_PATCH = `@r@
-identifier f;
+/** What the scan finds, said in SmPL: file-scope static bool/int flags, their tests in if conditions, writes and address-taking. */
+const SEMANTIC_PATCH = `@decl@
+identifier flag;
 type T = {bool, int};
 @@
-static T f;
+static T flag;
+
+@test@
+identifier decl.flag;
+statement S1, S2;
+position p;
 @@
-identifier r.f;
-statement S;
+if@p (<+... flag ...+>) S1 else S2
+
+@write@
+identifier decl.flag;
+expression E;
+position p;
 @@
-* if (<+... f ...+>) S
+flag@p = E
+
+@addr@
+identifier decl.flag;
+position p;
+@@
+ &flag@p
+
+@script:python depends on test@
+flag << decl.flag;
+p << test.p;
+@@
+print("read %s:%s %s" % (p[0].file, p[0].line, flag))
+
+@script:python depends on write@
+flag << decl.flag;
+p << write.p;
+@@
+print("write %s:%s %s" % (p[0].file, p[0].line, flag))
+
+@script:python depends on addr@
+flag << decl.flag;
+p << addr.p;
+@@
+print("address %s:%s %s" % (p[0].file, p[0].line, flag))
 `;
 
 export async function benchScan(tree: KernelTree): Promise<BenchResult[]> {

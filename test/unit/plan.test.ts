@@ -65,6 +65,30 @@ test('"each" makes one patch per element, and every patch builds on the ones bef
   expect(plan.patches[1]!.changes[0]!.before).toBe(plan.patches[0]!.changes[0]!.after);
 });
 
+test('"each" on an edit repeats it per element, and a patch sees what was measured for it', async () => {
+  const dir = recipe({
+    'manifest.json': JSON.stringify({
+      ...MANIFEST,
+      patches: [{ subject: 'lib: Add all', body: 'measured.hbs', edits: [{ ...MANIFEST.patches[0]!.edits[0], each: 'items' }] }],
+    }),
+    'cover.hbs': '{{#if measured}}measured{{else}}not measured{{/if}}\n',
+    'measured.hbs': '{{#if measured}}{{measured.bytes}} bytes{{else}}no figures{{/if}}\n',
+    'line.hbs': 'int {{name}};\n',
+  });
+  const input = {
+    recipe: { manifest: readManifest(dir), code },
+    given: {},
+    tree: { root: '/nonexistent', version: '6.12' },
+    readBase: async (f: string) => (f === 'lib/list.c' ? '/* end */\n' : undefined),
+  };
+  const plan = await planSeries(input);
+  expect(plan.patches.map((p) => [p.body, p.changes[0]!.after])).toEqual([['no figures', 'int x_a;\nint x_b;\n/* end */\n']]);
+  expect(plan.cover.body).toBe('not measured');
+  const measured = await planSeries({ ...input, measured: [{ bytes: 2 }] });
+  expect(measured.patches[0]!.body).toBe('2 bytes');
+  expect(measured.cover.body).toBe('measured');
+});
+
 test('a patch that changes nothing is refused', async () => {
   const dir = recipe({
     'manifest.json': JSON.stringify({ ...MANIFEST, patches: [MANIFEST.patches[1]] }),
