@@ -152,8 +152,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       y
         .positional('what', { choices: ['static-keys'] as const, demandOption: true })
         .option('path', { type: 'string', coerce: asList, describe: 'only this folder of the tree (repeat)' })
-        .example('$0 scan static-keys --path mm --json', ''),
-      run((g, a) => scan(io, g, { paths: (a.path as string[]) ?? [] })),
+        .option('rev', { type: 'string', describe: 'scan this commit instead of the working tree' })
+        .example('$0 scan static-keys --path mm --json', '')
+        .example('$0 scan static-keys --rev v6.12.117', ''),
+      run((g, a) => scan(io, g, { paths: (a.path as string[]) ?? [], rev: a.rev as string | undefined })),
     )
     .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', {}, run((g) => start(io, g)))
     .demandCommand(1, 'name a command')

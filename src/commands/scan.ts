@@ -2,9 +2,9 @@ import { scanStaticKeys } from '../scan/static-keys.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, type GlobalOptions, type Io } from './io.js';
 
-export async function scan(io: Io, g: GlobalOptions, a: { paths: string[] }): Promise<number> {
+export async function scan(io: Io, g: GlobalOptions, a: { paths: string[]; rev?: string }): Promise<number> {
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
-  const candidates = await scanStaticKeys(tree, a.paths);
+  const candidates = await scanStaticKeys(tree, a.paths, a.rev);
   if (g.json) {
     printJson(io, { candidates });
     return 0;

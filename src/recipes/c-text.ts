@@ -1,35 +1,97 @@
 // Small lexical helpers for reading C text without a parser: masking, brace depth, line numbers.
 
-/** Comments, and string or character literals (an unterminated one ends at the line's end). */
-const COMMENT_OR_LITERAL = /\/\*[\s\S]*?(?:\*\/|$(?![\s\S]))|\/\/[^\n]*|"(?:\\[\s\S]|[^"\\\n])*"?|'(?:\\[\s\S]|[^'\\\n])*'?/g;
-
 /** The text with comments, string and character literals blanked (newlines and quotes kept), so offsets still match. */
 export function maskC(text: string): string {
-  return text.replace(COMMENT_OR_LITERAL, (m) => {
-    if (m[0] === '/') return m.replace(/[^\n]/g, ' ');
-    const closed = m.length > 1 && m[m.length - 1] === m[0];
-    const inner = m.slice(1, closed ? -1 : undefined).replace(/[^\n]/g, ' ');
-    return closed ? `${m[0]}${inner}${m[0]}` : `${m[0]}${inner}`;
-  });
+  return readC(text).masked;
 }
 
-/** Brace depth at every offset of masked text (the depth before the character at that offset). */
-export function braceDepths(masked: string): Int32Array {
-  const depth = new Int32Array(masked.length + 1);
-  let d = 0;
-  for (let i = 0; i < masked.length; i++) {
-    depth[i] = d;
-    if (masked[i] === '{') d++;
-    else if (masked[i] === '}') d = Math.max(0, d - 1);
+const UTF16 = new TextDecoder('utf-16le');
+const [NL, SPACE, QUOTE, APOSTROPHE, SLASH, STAR, BACKSLASH, OPEN, CLOSE] = [10, 32, 34, 39, 47, 42, 92, 123, 125];
+
+/**
+ * One pass over C text: the masked text (see maskC; an unterminated literal ends at its line's end) and the top-level
+ * brace blocks (function bodies, initializers) of what is left.
+ */
+export function readC(text: string): { masked: string; blocks: Blocks } {
+  const n = text.length;
+  const out = new Uint16Array(n);
+  const spans: number[] = [];
+  let depth = 0;
+  let open = -1;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === SLASH && text.charCodeAt(i + 1) === STAR) {
+      const end = text.indexOf('*/', i + 2);
+      const stop = end < 0 ? n : end + 2;
+      for (; i < stop; i++) out[i] = text.charCodeAt(i) === NL ? NL : SPACE;
+    } else if (c === SLASH && text.charCodeAt(i + 1) === SLASH) {
+      const end = text.indexOf('\n', i);
+      const stop = end < 0 ? n : end;
+      out.fill(SPACE, i, stop);
+      i = stop;
+    } else if (c === QUOTE || c === APOSTROPHE) {
+      out[i++] = c;
+      while (i < n) {
+        const e = text.charCodeAt(i);
+        if (e === BACKSLASH) {
+          out[i++] = SPACE;
+          if (i < n) out[i] = text.charCodeAt(i) === NL ? NL : SPACE;
+          i++;
+        } else if (e === c) {
+          out[i++] = c;
+          break;
+        } else if (e === NL) break;
+        else out[i++] = SPACE;
+      }
+    } else {
+      if (c === OPEN && depth++ === 0) open = i;
+      else if (c === CLOSE && depth > 0 && --depth === 0) spans.push(open, i);
+      out[i++] = c;
+    }
   }
-  depth[masked.length] = d;
-  return depth;
+  if (depth > 0) spans.push(open, n);
+  return { masked: UTF16.decode(out), blocks: new Blocks(Int32Array.from(spans)) };
+}
+
+/** The top-level `{...}` blocks of masked C text, as pairs of offsets of their braces. */
+export class Blocks {
+  constructor(private readonly spans: Int32Array) {}
+
+  /** Offset of the `{` of the top-level block that holds `at` (after its `{`, up to its `}`), or -1 at file scope. */
+  openOf(at: number): number {
+    let lo = 0;
+    let hi = this.spans.length / 2 - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.spans[2 * mid]! < at) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found >= 0 && at <= this.spans[2 * found + 1]! ? this.spans[2 * found]! : -1;
+  }
+
+  isTopLevel(at: number): boolean {
+    return this.openOf(at) < 0;
+  }
 }
 
 /** Offsets where `word` occurs as a whole identifier. */
 export function findIdentifier(masked: string, word: string): number[] {
   const re = new RegExp(`(?<![A-Za-z0-9_])${word}(?![A-Za-z0-9_])`, 'g');
   return [...masked.matchAll(re)].map((m) => m.index!);
+}
+
+/** Offsets of each of `words` as a whole identifier, in one pass over the text. */
+export function findIdentifiers(masked: string, words: Iterable<string>): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const w of words) out.set(w, []);
+  if (out.size === 0) return out;
+  const re = new RegExp(`(?<![A-Za-z0-9_])(?:${[...out.keys()].join('|')})(?![A-Za-z0-9_])`, 'g');
+  for (const m of masked.matchAll(re)) out.get(m[0])!.push(m.index!);
+  return out;
 }
 
 export class LineIndex {
@@ -94,9 +156,8 @@ export function enclosingParen(masked: string, from: number): number {
 }
 
 /** Name of the function whose body holds `at` (the identifier before the parameter list of its top-level block). */
-export function enclosingFunction(masked: string, depth: Int32Array, at: number): string | undefined {
-  let open = at;
-  while (open >= 0 && !(masked[open] === '{' && depth[open] === 0)) open--;
+export function enclosingFunction(masked: string, blocks: Blocks, at: number): string | undefined {
+  const open = blocks.openOf(at);
   if (open < 0) return undefined;
   const close = prevNonSpace(masked, open);
   if (masked[close] !== ')') return undefined;

@@ -1,7 +1,6 @@
 // The explicit static-key conversion of one file-scope flag: text in, converted text (or a refusal naming the line) out.
 import { TransformError } from '../../errors.js';
 import {
-  braceDepths,
   enclosingFunction,
   enclosingParen,
   findIdentifier,
@@ -9,6 +8,7 @@ import {
   maskC,
   nextNonSpace,
   prevNonSpace,
+  readC,
   wordEndingAt,
 } from '../c-text.js';
 
@@ -57,8 +57,7 @@ const JUMP_LABEL_INCLUDE = /^#include\s*<linux\/jump_label\.h>/m;
  * makes that value the usual one), so the usual path is the NOP.
  */
 export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean): Conversion {
-  const masked = maskC(text);
-  const depth = braceDepths(masked);
+  const { masked, blocks } = readC(text);
   const lines = new LineIndex(text);
   const refuse = (offset: number, why: string): never => {
     const line = lines.lineOf(offset);
@@ -72,7 +71,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   }
 
   const uses = findIdentifier(masked, flag).filter((at) => !isMemberAccess(masked, at));
-  const topLevel = uses.filter((at) => depth[at] === 0);
+  const topLevel = uses.filter((at) => blocks.isTopLevel(at));
   if (topLevel.length === 0) {
     throw new TransformError(`${file}: no file-scope declaration of ${flag}`, 'name a flag declared at file scope in this file');
   }
@@ -83,7 +82,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   const replacements: Replacement[] = [
     { ...decl.span, kind: 'declaration', text: fragments.define({ key, initiallyTrue: decl.initiallyTrue, readOnlyAfterInit: decl.readOnlyAfterInit }) },
   ];
-  for (const at of uses.filter((u) => depth[u]! > 0)) {
+  for (const at of uses.filter((u) => !blocks.isTopLevel(u))) {
     const write = parseWrite(masked, at, flag, decl.type, refuse);
     if (write) {
       replacements.push({ start: write.start, end: write.end, kind: 'write', text: fragments.write({ key, enable: write.enable }) });
@@ -100,7 +99,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   let out = text;
   const records = new Map<Replacement, SiteRecord>();
   for (const r of [...replacements].sort((a, b) => b.start - a.start)) {
-    records.set(r, { line: lines.lineOf(r.start), function: enclosingFunction(masked, depth, r.start), before: text.slice(r.start, r.end), after: r.text });
+    records.set(r, { line: lines.lineOf(r.start), function: enclosingFunction(masked, blocks, r.start), before: text.slice(r.start, r.end), after: r.text });
     out = out.slice(0, r.start) + r.text + out.slice(r.end);
   }
   out = out

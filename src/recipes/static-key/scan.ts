@@ -1,6 +1,6 @@
 // Tree-wide scan for static-key candidates: file-scope bool/int flags tested in branches, each with a verdict.
 // Pure: text in, candidates out. The rules are worked out from jump_label.h, static-keys.rst and start_kernel().
-import { braceDepths, enclosingFunction, findIdentifier, LineIndex, maskC, wordEndingAt, prevNonSpace } from '../c-text.js';
+import { enclosingFunction, findIdentifiers, LineIndex, readC, wordEndingAt, prevNonSpace, type Blocks } from '../c-text.js';
 import { isMemberAccess, isPreprocessorLine, parseBranchRead, parseWrite } from './convert.js';
 
 export type Verdict = 'auto' | 'manual' | 'reject';
@@ -23,10 +23,9 @@ const DECLARATION = /^[ \t]*(static[ \t]+)?((?:__read_mostly|__ro_after_init)[ \
 /** The prefilter (a Perl-compatible regex, for git grep -P and grep -P) that finds files with such declarations. */
 export const DECLARATION_PREFILTER = '^(static\\s+)?((__read_mostly|__ro_after_init)\\s+)?(bool|int)\\s+[A-Za-z_]\\w*[^(]*;';
 
-class UseRefused extends Error {
-  constructor(readonly why: string) {
-    super(why);
-  }
+/** A use the conversion would refuse; thrown often, so a plain object without a stack. */
+class UseRefused {
+  constructor(readonly why: string) {}
 }
 
 const throwRefusal = (_offset: number, why: string): never => {
@@ -34,20 +33,25 @@ const throwRefusal = (_offset: number, why: string): never => {
 };
 
 export function scanFile(file: string, text: string): FlagCandidate[] {
-  const masked = maskC(text);
-  const depth = braceDepths(masked);
+  const { masked, blocks } = readC(text);
   const lines = new LineIndex(text);
-  const out: FlagCandidate[] = [];
-  for (const m of masked.matchAll(DECLARATION)) {
-    const at = m.index! + m[0].indexOf(m[5]!, m[0].indexOf(m[3]!) + m[3]!.length);
-    if (depth[m.index!] !== 0) continue;
-    const c = classify(file, masked, depth, lines, m, at);
-    if (c) out.push(c);
-  }
-  return out;
+  const declarations = [...masked.matchAll(DECLARATION)].filter((m) => blocks.isTopLevel(m.index!));
+  const uses = findIdentifiers(masked, new Set(declarations.map((m) => m[5]!)));
+  const file_: FileText = { file, masked, blocks, lines, registered: undefined };
+  return declarations.map((m) => classify(file_, m, m.index! + m[0].indexOf(m[5]!, m[0].indexOf(m[3]!) + m[3]!.length), uses.get(m[5]!)!));
 }
 
-function classify(file: string, masked: string, depth: Int32Array, lines: LineIndex, m: RegExpMatchArray, declAt: number): FlagCandidate | undefined {
+interface FileText {
+  file: string;
+  masked: string;
+  blocks: Blocks;
+  lines: LineIndex;
+  /** Functions named in __setup(), early_param(), initcall and module_init() registrations; read on first need. */
+  registered: Map<string, WriterContext> | undefined;
+}
+
+function classify(f: FileText, m: RegExpMatchArray, declAt: number, uses: number[]): FlagCandidate {
+  const { file, masked, blocks, lines } = f;
   const variable = detach(m[5]!);
   const type = m[3] as 'bool' | 'int';
   const init = m[7]?.trim();
@@ -60,14 +64,14 @@ function classify(file: string, masked: string, depth: Int32Array, lines: LineIn
   if (!m[1]) manual.push('not static: other files may read or write it (a shared key needs DECLARE_STATIC_KEY in a header)');
   if (init !== undefined && !['0', '1', 'true', 'false'].includes(init)) reject.push(`starts as ${init}, not a constant true/false/0/1`);
 
-  for (const at of findIdentifier(masked, variable)) {
+  for (const at of uses) {
     if (at === declAt || isMemberAccess(masked, at)) continue;
     const line = lines.lineOf(at);
     if (isPreprocessorLine(masked, at)) {
       manual.push(`used in a preprocessor line (line ${line})`);
       continue;
     }
-    if (depth[at] === 0) {
+    if (blocks.isTopLevel(at)) {
       const macro = wordEndingAt(masked, prevNonSpace(masked, masked.lastIndexOf('(', at)));
       if (/^(module_param|module_param_named|core_param|module_param_cb|EXPORT_SYMBOL)/.test(macro)) {
         manual.push(`${macro}() at line ${line}: ${macro.startsWith('EXPORT') ? 'exported to modules' : 'a parameter that can be written through its address'}`);
@@ -78,9 +82,9 @@ function classify(file: string, masked: string, depth: Int32Array, lines: LineIn
     try {
       const w = parseWrite(masked, at, variable, type, throwRefusal);
       if (w) {
-        const found = enclosingFunction(masked, depth, at);
+        const found = enclosingFunction(masked, blocks, at);
         const fn = found === undefined ? null : detach(found);
-        const context = writerContext(masked, depth, at, fn);
+        const context = writerContext(f, at, fn);
         writes.push({ line, function: fn, context, value: w.enable });
         if (context !== 'setup' && context !== 'initcall') manual.push(contextReason(context, fn, line));
         continue;
@@ -123,19 +127,30 @@ type WriterContext = 'setup' | 'initcall' | 'early_param' | 'atomic' | 'irq' | '
  * (arm, mips, sparc parse early params in setup_arch). A write after a lock, irq-off or RCU read-side call, or in
  * an interrupt handler, is atomic: static_branch_enable() may sleep. Anything else cannot be established.
  */
-function writerContext(masked: string, depth: Int32Array, at: number, fn: string | null): WriterContext {
+function writerContext(f: FileText, at: number, fn: string | null): WriterContext {
   if (!fn) return 'unknown';
-  let bodyStart = at;
-  while (bodyStart > 0 && !(masked[bodyStart] === '{' && depth[bodyStart] === 0)) bodyStart--;
+  const { masked, blocks } = f;
+  const bodyStart = Math.max(0, blocks.openOf(at));
   const before = masked.slice(bodyStart, at);
   if (/\b(spin_lock\w*|raw_spin_lock\w*|read_lock\w*|write_lock\w*|local_irq_disable|local_irq_save|rcu_read_lock\w*|preempt_disable)\s*\(/.test(before)) return 'atomic';
   const header = masked.slice(masked.lastIndexOf(';', bodyStart) + 1, bodyStart);
   if (/\birqreturn_t\b/.test(header)) return 'irq';
-  const registered = (macro: string) => new RegExp(`\\b${macro}\\s*\\([^;]*\\b${fn}\\s*\\)`).test(masked);
-  if (registered('__setup')) return 'setup';
-  if (registered('early_param')) return 'early_param';
-  if (registered('(?:early_|core_|postcore_|arch_|subsys_|fs_|device_|late_)?initcall(?:_sync)?') || registered('module_init')) return 'initcall';
-  return 'unknown';
+  f.registered ??= registrations(masked);
+  return f.registered.get(fn) ?? 'unknown';
+}
+
+const REGISTRATION = /\b(__setup|early_param|(?:early_|core_|postcore_|arch_|subsys_|fs_|device_|late_)?initcall(?:_sync)?|module_init)\s*\([^;]*?\b([A-Za-z_]\w*)\s*\)/g;
+
+/** Each function a registration macro names (its last argument), with the context it runs in; __setup() wins. */
+function registrations(masked: string): Map<string, WriterContext> {
+  const out = new Map<string, WriterContext>();
+  const rank: WriterContext[] = ['setup', 'early_param', 'initcall'];
+  for (const m of masked.matchAll(REGISTRATION)) {
+    const context: WriterContext = m[1] === '__setup' ? 'setup' : m[1] === 'early_param' ? 'early_param' : 'initcall';
+    const had = out.get(m[2]!);
+    if (had === undefined || rank.indexOf(context) < rank.indexOf(had)) out.set(m[2]!, context);
+  }
+  return out;
 }
 
 function contextReason(context: WriterContext, fn: string | null, line: number): string {
