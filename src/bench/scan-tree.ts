@@ -55,26 +55,49 @@ p << addr.p;
 print("address %s:%s %s" % (p[0].file, p[0].line, flag))
 `;
 
+/** Runs of each timing; the best of them is reported, for kseries and grep alike (the page cache makes single runs vary). */
+const RUNS = 3;
+
 export async function benchScan(tree: KernelTree): Promise<BenchResult[]> {
   const cli = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'bin', 'kseries.js');
   const args = [cli, '--tree', tree.root, 'scan', 'static-keys', '--json'];
+  const grepArgs = ['-rlP', '--include=*.c', '--exclude-dir=.git', DECLARATION_PREFILTER, '.'];
   await runRaw(process.execPath, args, { cwd: tree.root }); // warm the page cache
   const haveTime = fs.existsSync('/usr/bin/time');
-  const ours = await timed(() => (haveTime ? runRaw('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { cwd: tree.root }) : runRaw(process.execPath, args, { cwd: tree.root })));
-  const peakMb = haveTime ? Number(ours.value.stderr.trim().split('\n').pop()) / 1024 : NaN;
-  const grep = await timed(() => runRaw('grep', ['-rlP', '--include=*.c', '--exclude-dir=.git', DECLARATION_PREFILTER, '.'], { cwd: tree.root }));
-  const results: BenchResult[] = [
-    { name: 'scan static-keys, whole tree', ours: ours.seconds, peerName: 'grep -r with the same declaration prefilter', peer: grep.seconds, target: '≤ 2×', ok: ours.seconds <= 2 * grep.seconds },
-  ];
+  let ours = Infinity;
+  let grep = Infinity;
+  let peakMb = 0;
+  let files: string[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const r = await timed(() => (haveTime ? runRaw('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { cwd: tree.root }) : runRaw(process.execPath, args, { cwd: tree.root })));
+    ours = Math.min(ours, r.seconds);
+    if (haveTime) peakMb = Math.max(peakMb, Number(r.value.stderr.trim().split('\n').pop()) / 1024);
+    const g = await timed(() => runRaw('grep', grepArgs, { cwd: tree.root }));
+    grep = Math.min(grep, g.seconds);
+    files = g.value.stdout.split('\n').filter(Boolean);
+  }
+  const name = `scan static-keys, whole tree (best of ${RUNS})`;
+  const results: BenchResult[] = [{ name, ours, peerName: 'grep -r with the same declaration prefilter', peer: grep, target: '≤ 2×', ok: ours <= 2 * grep }];
   if (onPath('spatch')) {
+    // spatch gets only the files the prefilter picks, as the scan does (the whole tree takes it 11.5 min here).
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-cocci-'));
     fs.writeFileSync(path.join(dir, 'flags.cocci'), SEMANTIC_PATCH);
-    const spatch = await timed(() => runRaw('spatch', ['--sp-file', path.join(dir, 'flags.cocci'), '--dir', '.', '-j', String(os.cpus().length), '--very-quiet'], { cwd: tree.root }));
+    fs.writeFileSync(path.join(dir, 'files'), files.join('\n\n') + '\n'); // one group per file
+    const spatch = await timed(() =>
+      runRaw('spatch', ['--sp-file', path.join(dir, 'flags.cocci'), '--file-groups', path.join(dir, 'files'), '-j', String(os.cpus().length), '--very-quiet'], { cwd: tree.root }),
+    );
     fs.rmSync(dir, { recursive: true, force: true });
-    results.push({ name: 'scan static-keys, whole tree', ours: ours.seconds, peerName: 'spatch with an equivalent semantic patch', peer: spatch.seconds, target: '≤ 1/20× (20× faster)', ok: ours.seconds * 20 <= spatch.seconds });
+    results.push({
+      name: 'scan static-keys, whole tree',
+      ours,
+      peerName: `spatch -j ${os.cpus().length} with an equivalent semantic patch on the ${files.length} prefiltered files`,
+      peer: spatch.seconds,
+      target: '≤ 1/20× (20× faster)',
+      ok: ours * 20 <= spatch.seconds,
+    });
   } else {
     console.log('spatch: not installed (apt-get install coccinelle) — that comparison is not made');
   }
-  console.log(`scan static-keys, whole tree: peak memory ${peakMb.toFixed(0)} MB (target ≤ 300 MB: ${peakMb <= 300 ? 'met' : 'NOT met'})`);
+  console.log(`scan static-keys, whole tree: peak memory ${peakMb.toFixed(0)} MB over ${RUNS} runs (target ≤ 300 MB: ${peakMb <= 300 ? 'met' : 'NOT met'})`);
   return results;
 }

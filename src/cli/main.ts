@@ -1,13 +1,6 @@
 // The command line: parse arguments, run one command, turn errors into one line and an exit code.
 import yargs, { type Argv } from 'yargs';
-import { check } from '../commands/check.js';
-import { doctor } from '../commands/doctor.js';
 import { processErr, type GlobalOptions, type Io } from '../commands/io.js';
-import { recipes } from '../commands/recipes.js';
-import { scan } from '../commands/scan.js';
-import { emit, generate, send, series } from '../commands/series.js';
-import { start } from '../commands/start.js';
-import { treeInit, treeShow } from '../commands/tree.js';
 import { EXIT_BUG, EXIT_USAGE, KseriesError } from '../errors.js';
 
 const EXAMPLES: [string, string][] = [
@@ -17,6 +10,7 @@ const EXAMPLES: [string, string][] = [
   ['kseries send static-key-cgroup_memory_nobpf', 'git send-email dry run (add --send)'],
 ];
 
+/** Command modules are imported when their command runs, so `kseries scan` does not load listr2 or simple-git. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let code = 0;
   const debug = argv.includes('--debug');
@@ -36,14 +30,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('from', { type: 'string', describe: 'use this existing Linux git tree (read only) as kernel-tree/' })
         .example('$0 tree init', 'Debian linux-source-6.12 → a git tree with one base commit, cached')
         .example('$0 tree init --from ~/src/linux', 'use your own tree'),
-      run((g, a) => (a.action === 'init' ? treeInit(io, g, a.from as string | undefined) : treeShow(io, g))),
+      run(async (g, a) => {
+        const tree = await import('../commands/tree.js');
+        return a.action === 'init' ? tree.treeInit(io, g, a.from as string | undefined) : tree.treeShow(io, g);
+      }),
     )
     .command('doctor', 'check (and with --install, install) what kseries needs', (y: Argv) =>
       y.option('install', { type: 'boolean', default: false, describe: 'apt-get install what is missing (root)' }),
-      run((g, a) => doctor(io, g, a.install === true)),
+      run(async (g, a) => (await import('../commands/doctor.js')).doctor(io, g, a.install === true)),
     )
     .command('recipes [id]', 'list recipes, or show one recipe\'s parameters', (y: Argv) => y.positional('id', { type: 'string' }),
-      run((g, a) => recipes(io, g, a.id as string | undefined)),
+      run(async (g, a) => (await import('../commands/recipes.js')).recipes(io, g, a.id as string | undefined)),
     )
     .command('generate <recipe>', 'render a recipe and commit it as kseries/<series>/v<N>', (y: Argv) =>
       y
@@ -60,8 +57,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', '')
         .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there, one patch per maintainer group')
         .example('$0 generate static-keys --only cgroup_memory_nosocket --only percpu:pcpu_async_enabled', ''),
-      run((g, a) =>
-        generate(io, g, {
+      run(async (g, a) =>
+        (await import('../commands/series.js')).generate(io, g, {
           recipe: String(a.recipe),
           set: (a.set as string[]) ?? [],
           paths: (a.path as string[]) ?? [],
@@ -73,7 +70,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         }),
       ),
     )
-    .command('series', 'list generated series and their versions', {}, run((g) => series(io, g)))
+    .command('series', 'list generated series and their versions', {}, run(async (g) => (await import('../commands/series.js')).series(io, g)))
     .command('emit [series]', 'write out/<series>/v<N>/: patches, cover letter, series.mbox', (y: Argv) =>
       y
         .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
@@ -86,8 +83,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('to', { type: 'string', coerce: asList, describe: 'extra To for every message' })
         .option('cc', { type: 'string', coerce: asList, describe: 'extra Cc for every message' })
         .example('$0 emit static-key-cgroup_memory_nobpf --notes "keep the _RO variant"', ''),
-      run((g, a) =>
-        emit(io, g, {
+      run(async (g, a) =>
+        (await import('../commands/series.js')).emit(io, g, {
           series: a.series as string | undefined,
           version: a.v as number | undefined,
           out: a.out as string | undefined,
@@ -109,8 +106,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('smtp-server', { type: 'string' })
         .option('smtp-port', { type: 'number' })
         .option('smtp-encryption', { type: 'string', describe: 'none, ssl or tls' }),
-      run((g, a) =>
-        send(io, g, {
+      run(async (g, a) =>
+        (await import('../commands/series.js')).send(io, g, {
           series: a.series as string | undefined,
           version: a.v as number | undefined,
           out: a.out as string | undefined,
@@ -134,8 +131,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
         .example('$0 check static-key-cgroup_memory_nobpf', '')
         .example('$0 check --range v6.12.117..my-branch --strict', ''),
-      run((g, a) =>
-        check(io, g, {
+      run(async (g, a) =>
+        (await import('../commands/check.js')).check(io, g, {
           series: a.series as string | undefined,
           version: a.v as number | undefined,
           range: a.range as string | undefined,
@@ -155,9 +152,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('rev', { type: 'string', describe: 'scan this commit instead of the working tree' })
         .example('$0 scan static-keys --path mm --json', '')
         .example('$0 scan static-keys --rev v6.12.117', ''),
-      run((g, a) => scan(io, g, { paths: (a.path as string[]) ?? [], rev: a.rev as string | undefined })),
+      run(async (g, a) => (await import('../commands/scan.js')).scan(io, g, { paths: (a.path as string[]) ?? [], rev: a.rev as string | undefined })),
     )
-    .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', {}, run((g) => start(io, g)))
+    .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', {}, run(async (g) => (await import('../commands/start.js')).start(io, g)))
     .demandCommand(1, 'name a command')
     .strict()
     .exitProcess(false)

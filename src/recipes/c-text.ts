@@ -97,7 +97,7 @@ export function findIdentifiers(masked: string, words: Iterable<string>): Map<st
 export class LineIndex {
   private readonly starts: number[] = [0];
   constructor(private readonly text: string) {
-    for (let i = 0; i < text.length; i++) if (text[i] === '\n') this.starts.push(i + 1);
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
   }
   /** 1-based line of an offset. */
   lineOf(offset: number): number {

@@ -1,36 +1,78 @@
-// Tree-wide reading for scans: git grep -P picks the files, then they are read in batches, the next batch while the
-// caller works on this one. At a commit, git cat-file reads them; in the working tree, the file system does.
-import fs from 'node:fs/promises';
+// Tree-wide reading for scans: git grep -P picks the files, in batches as it finds them, and the batches are read:
+// at a commit through git cat-file, in the working tree from the file system.
+import fs from 'node:fs';
 import path from 'node:path';
+import { ToolFailedError } from '../errors.js';
 import { checkTreePath } from '../templates/params.js';
-import { gitTry, readManyAtCommit } from '../tools/git.js';
-import type { KernelTree } from '../tree/tree.js';
+import { readManyAtCommit } from '../tools/git.js';
+import { runLines } from '../tools/run.js';
 
-/** Files read at once: bounds memory on a whole-tree scan. */
+/** Files per batch: bounds memory on a whole-tree scan. */
 const BATCH = 100;
 
+/** Where files are read: the tree's top, and a commit (none: the working tree). */
+export interface Source {
+  root: string;
+  commit?: string;
+}
+
 /**
- * Every .c file under `paths` (the whole tree when empty) whose text matches the Perl-compatible `pattern`, with its
- * text, in path order: at `commit`, or, without one, the tracked files as they are in the working tree.
+ * Every .c file under `paths` (the whole tree when empty) whose text matches the Perl-compatible `pattern`, handed to
+ * `onBatch` in path order, batch by batch while git grep still searches. Resolves when git grep is done.
  */
-export async function* filesMatching(tree: KernelTree, commit: string | undefined, pattern: string, paths: readonly string[]): AsyncGenerator<[string, string]> {
+export async function listMatching(source: Source, pattern: string, paths: readonly string[], onBatch: (files: string[]) => void): Promise<void> {
   const specs = paths.length ? paths.map((p) => `${checkTreePath(p, '--path')}/*.c`) : ['*.c'];
-  const listed = await gitTry(tree.root, ['grep', '-l', '--full-name', '-P', pattern, ...(commit ? [commit] : []), '--', ...specs]);
-  const files = (listed ?? '')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (commit ? l.slice(commit.length + 1) : l));
-  const read = (i: number) => (i < files.length ? readBatch(tree, commit, files.slice(i, i + BATCH)) : undefined);
-  let next = read(0);
-  for (let i = 0; next; i += BATCH) {
-    const texts = await next;
-    next = read(i + BATCH);
+  const { commit } = source;
+  let batch: string[] = [];
+  const r = await runLines('git', ['grep', '-l', '--full-name', '-P', pattern, ...(commit ? [commit] : []), '--', ...specs], { cwd: source.root }, (line) => {
+    if (!line) return;
+    batch.push(commit ? line.slice(commit.length + 1) : line);
+    if (batch.length === BATCH) {
+      onBatch(batch);
+      batch = [];
+    }
+  });
+  if (batch.length) onBatch(batch);
+  // 1: nothing matched.
+  if (r.code > 1) throw new ToolFailedError(`git grep failed: ${r.stderr.trim().split('\n').pop()}`, `run git grep -P in ${source.root} to see why`);
+}
+
+/** The same files with their texts, batch by batch; the next batch is read while the caller works on this one. */
+export async function* filesMatching(source: Source, pattern: string, paths: readonly string[]): AsyncGenerator<[string, string]> {
+  const batches: string[][] = [];
+  let wake = () => {};
+  const listing = listMatching(source, pattern, paths, (b) => {
+    batches.push(b);
+    wake();
+  });
+  let finished = false;
+  const done = listing.finally(() => {
+    finished = true;
+    wake();
+  });
+  const next = async (): Promise<Map<string, string> | undefined> => {
+    while (batches.length === 0 && !finished) await new Promise<void>((resolve) => (wake = resolve));
+    const files = batches.shift();
+    if (!files) return void (await done);
+    return readBatch(source, files);
+  };
+  let pending = next();
+  for (let texts = await pending; texts; texts = await pending) {
+    pending = next();
     yield* texts;
   }
 }
 
-async function readBatch(tree: KernelTree, commit: string | undefined, files: string[]): Promise<Map<string, string>> {
-  if (commit) return readManyAtCommit(tree.root, commit, files);
-  const texts = await Promise.all(files.map((f) => fs.readFile(path.join(tree.root, f), 'utf8').catch(() => undefined)));
-  return new Map(files.flatMap((f, i) => (texts[i] === undefined ? [] : [[f, texts[i]!] as [string, string]])));
+export async function readBatch(source: Source, files: string[]): Promise<Map<string, string>> {
+  if (source.commit) return readManyAtCommit(source.root, source.commit, files);
+  // Read synchronously: thousands of small files in the page cache cost less this way than through promises.
+  const texts = new Map<string, string>();
+  for (const f of files) {
+    try {
+      texts.set(f, fs.readFileSync(path.join(source.root, f), 'utf8'));
+    } catch {
+      /* deleted since git grep listed it */
+    }
+  }
+  return texts;
 }

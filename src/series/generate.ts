@@ -63,7 +63,7 @@ async function treeServices(tree: KernelTree, base: string): Promise<TreeService
   const useGit = await hasHistory(tree);
   const maintainers = new Map<string, Promise<string[]>>();
   return {
-    filesMatching: (pattern, paths) => filesMatching(tree, base, pattern, paths),
+    filesMatching: (pattern, paths) => filesMatching({ root: tree.root, commit: base }, pattern, paths),
     maintainersOf(file) {
       if (!maintainers.has(file)) maintainers.set(file, runGetMaintainerOfFile(tree.root, file, { useGit }));
       return maintainers.get(file)!;

@@ -69,6 +69,32 @@ export function runBytes(program: string, args: readonly string[], opts: RunOpti
 }
 
 /**
+ * Run and hand stdout to `onLine` line by line as it arrives (a long listing can be worked on before the program
+ * ends). Resolves with the exit code and stderr; any exit code is returned.
+ */
+export function runLines(program: string, args: readonly string[], opts: RunOptions, onLine: (line: string) => void): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { cwd: opts.cwd, env: { ...process.env, LC_ALL: 'C', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let rest = '';
+    const err: Buffer[] = [];
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      for (const l of lines) onLine(l);
+    });
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'ENOENT' ? new MissingToolError(`${program} is not installed`, `apt-get install ${packageFor(program)}  (or run: kseries doctor --install)`) : e),
+    );
+    child.on('close', (code, signal) => {
+      if (rest) onLine(rest);
+      resolve({ code: code ?? (signal ? 128 : 1), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
+
+/**
  * Run with stdout and stderr going to one file, so their lines keep the order the program wrote them in (make's
  * "CC file.o" lines on stdout and the compiler's warnings on stderr). Any exit code is returned.
  */
