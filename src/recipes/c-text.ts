@@ -6,6 +6,8 @@ export function maskC(text: string): string {
 }
 
 const UTF16 = new TextDecoder('utf-16le');
+/** The masked characters are written here, reused from file to file (a scan reads thousands). */
+let scratch = new Uint16Array(1 << 16);
 const [NL, SPACE, QUOTE, APOSTROPHE, SLASH, STAR, BACKSLASH, OPEN, CLOSE] = [10, 32, 34, 39, 47, 42, 92, 123, 125];
 
 /**
@@ -14,7 +16,8 @@ const [NL, SPACE, QUOTE, APOSTROPHE, SLASH, STAR, BACKSLASH, OPEN, CLOSE] = [10,
  */
 export function readC(text: string): { masked: string; blocks: Blocks } {
   const n = text.length;
-  const out = new Uint16Array(n);
+  if (scratch.length < n) scratch = new Uint16Array(Math.max(n, 2 * scratch.length));
+  const out = scratch;
   const spans: number[] = [];
   let depth = 0;
   let open = -1;
@@ -51,7 +54,7 @@ export function readC(text: string): { masked: string; blocks: Blocks } {
     }
   }
   if (depth > 0) spans.push(open, n);
-  return { masked: UTF16.decode(out), blocks: new Blocks(Int32Array.from(spans)) };
+  return { masked: UTF16.decode(out.subarray(0, n)), blocks: new Blocks(Int32Array.from(spans)) };
 }
 
 /** The top-level `{...}` blocks of masked C text, as pairs of offsets of their braces. */

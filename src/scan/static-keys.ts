@@ -33,26 +33,32 @@ async function classifyHere(source: Source, files: string[]): Promise<FlagCandid
   return out;
 }
 
-/** Worker threads taking batches in turn; each answer is matched to its batch by id. */
+/**
+ * Worker threads, each given a new batch as soon as it has fewer than two in hand (batches differ in size, so taking
+ * turns would leave one worker with the tail); each answer is matched to its batch by id.
+ */
 class Pool {
-  private readonly workers: Worker[];
-  private readonly waiting = new Map<number, { resolve: (c: FlagCandidate[]) => void; reject: (e: Error) => void }>();
+  private readonly workers: { worker: Worker; busy: number }[];
+  private readonly queue: { id: number; files: string[] }[] = [];
+  private readonly waiting = new Map<number, { resolve: (c: FlagCandidate[]) => void; reject: (e: unknown) => void }>();
   private sent = 0;
 
   constructor(source: Source, size: number) {
     this.workers = Array.from({ length: Math.max(1, size) }, () => {
-      const w = new Worker(WORKER, { workerData: source });
-      w.on('message', (m: { id: number; candidates?: FlagCandidate[]; error?: string }) => {
+      const slot = { worker: new Worker(WORKER, { workerData: source }), busy: 0 };
+      slot.worker.on('message', (m: { id: number; candidates?: FlagCandidate[]; error?: string }) => {
+        slot.busy--;
         const p = this.waiting.get(m.id)!;
         this.waiting.delete(m.id);
         if (m.error !== undefined) p.reject(new ToolFailedError(`scan: ${m.error}`, 'rerun with --debug'));
         else p.resolve(m.candidates!);
+        this.dispatch();
       });
-      w.on('error', (e) => {
+      slot.worker.on('error', (e) => {
         for (const p of this.waiting.values()) p.reject(e);
         this.waiting.clear();
       });
-      return w;
+      return slot;
     });
   }
 
@@ -60,11 +66,21 @@ class Pool {
     const id = this.sent++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.workers[id % this.workers.length]!.postMessage({ id, files });
+      this.queue.push({ id, files });
+      this.dispatch();
     });
   }
 
+  private dispatch(): void {
+    for (const slot of [...this.workers].sort((a, b) => a.busy - b.busy)) {
+      if (this.queue.length === 0) return;
+      if (slot.busy >= 2) continue;
+      slot.busy++;
+      slot.worker.postMessage(this.queue.shift());
+    }
+  }
+
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
   }
 }
