@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ToolFailedError } from '../errors.js';
 import { checkTreePath } from '../templates/params.js';
-import { readManyAtCommit } from '../tools/git.js';
 import { runLines } from '../tools/run.js';
 
 /** Files per batch: bounds memory on a whole-tree scan. */
@@ -64,7 +63,8 @@ export async function* filesMatching(source: Source, pattern: string, paths: rea
 }
 
 export async function readBatch(source: Source, files: string[]): Promise<Map<string, string>> {
-  if (source.commit) return readManyAtCommit(source.root, source.commit, files);
+  // Imported here: the scan's worker threads read the working tree and need not load simple-git.
+  if (source.commit) return (await import('../tools/git.js')).readManyAtCommit(source.root, source.commit, files);
   // Read synchronously: thousands of small files in the page cache cost less this way than through promises.
   const texts = new Map<string, string>();
   for (const f of files) {
