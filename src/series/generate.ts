@@ -41,6 +41,8 @@ export interface GenerateResult {
   /** True when the newest version already holds exactly this series, so no new version was made. */
   unchanged: boolean;
   plan: SeriesPlan;
+  /** Subjects of the patches whose object-code proof failed on the draft build (kseries check says why). */
+  unproven?: string[];
 }
 
 export async function generateSeries(opts: GenerateOptions): Promise<GenerateResult> {
@@ -49,13 +51,13 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const author = await authorIdent(tree, opts.from);
   const input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services: await treeServices(tree, base) };
   let plan = await planSeries(input);
-  if (opts.measure && opts.recipe.code?.verify) {
-    const draft = await withLock(tree, () => commitPlan(tree, base, plan.patches, author));
-    const built = await proveRange({ ...opts.measure, tree, base, tip: draft.tip });
-    const measured = built.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
-    plan = await planSeries({ ...input, measured });
-  }
-  return applyPlan({ tree, plan, base, author, version: opts.version });
+  if (!opts.measure || !opts.recipe.code?.verify) return applyPlan({ tree, plan, base, author, version: opts.version });
+  const draft = await withLock(tree, () => commitPlan(tree, base, plan.patches, author));
+  const built = await proveRange({ ...opts.measure, tree, base, tip: draft.tip });
+  const measured = built.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
+  plan = await planSeries({ ...input, measured });
+  const unproven = plan.patches.filter((_, i) => built.proofs[i]!.some((p) => !p.ok)).map((p) => p.subject);
+  return { ...(await applyPlan({ tree, plan, base, author, version: opts.version })), unproven };
 }
 
 /** Tree-wide search at the base and get_maintainer.pl (answers kept: a recipe may ask again on a second plan). */

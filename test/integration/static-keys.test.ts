@@ -22,8 +22,9 @@ afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 test('generate static-keys --path mm: every auto flag, one patch per maintainer group, the figures in the messages', async () => {
   const g = await run('generate', 'static-keys', '--path', 'mm', '--json');
   expect(g.code, g.err).toBe(0);
-  const r = JSON.parse(g.out) as { series: string; base: string; commits: { sha: string; subject: string }[] };
+  const r = JSON.parse(g.out) as { series: string; base: string; commits: { sha: string; subject: string }[]; unproven: string[] };
   expect(r.series).toBe('static-keys-mm');
+  expect(r.unproven).toEqual(['mm: percpu: Convert pcpu_async_enabled to a static key']);
   expect(r.commits.map((c) => c.subject)).toEqual([
     'mm: kmemleak: Convert kmemleak_late_initialized to a static key',
     'mm: memcontrol: Convert 2 boot-time flags to static keys',
