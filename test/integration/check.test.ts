@@ -76,6 +76,10 @@ describe('each finding at its patch, nothing else', () => {
     expect(report.verdict).toBe('clean');
     expect(report.patches[0]!.build).toMatchObject({ status: 'ok', objects: ['mm/memcontrol.o'], errors: [], newWarnings: [], notBuilt: [] });
     expect(report.patches[0]!.checkpatch).toEqual(clean);
+    // The explicit recipe's conversion is proven too, and other recipes' patches have nothing to prove.
+    expect(report.patches[0]!.proofs.map((p) => [p.claim, p.ok, p.sites.at(-1)])).toEqual([
+      ['cgroup_memory_nobpf -> cgroup_memory_nobpf_key', true, 'in all: 2 tests, 4 insns/22 bytes -> 2 jump labels, 2 insns/4 bytes'],
+    ]);
   });
 });
 
@@ -124,7 +128,7 @@ describe('report.json and emit', () => {
     expect((await run('emit', 'static-key-cgroup_memory_nobpf', '--out', out)).code).toBe(0);
     const dir = path.join(out, 'static-key-cgroup_memory_nobpf', 'v1');
     const text = fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.patch'))!), 'utf8');
-    expect(text).toContain('Checked with kseries: 1 of 1 patches built one by one (x86_64 defconfig, W=1) with no new warnings; checkpatch.pl reports no errors or warnings.');
+    expect(text).toContain('Checked with kseries: 1 of 1 patches built one by one (x86_64 defconfig, W=1) with no new warnings; checkpatch.pl reports no errors or warnings; 1 object-code proof holds (each converted test is one __jump_table NOP).');
     // Recipients of the emitted mail are checked against get_maintainer.pl on the next check.
     const again = await run('check', 'static-key-cgroup_memory_nobpf', '--out', out, '--no-build', '--json');
     expect(JSON.parse(again.out).patches[0].problems).toEqual([]);
