@@ -1,7 +1,9 @@
 // kseries scan static-keys on the real 6.12 tree.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { expect, test } from 'vitest';
 import type { FlagCandidate } from '../../src/recipes/static-key/scan.js';
-import { cli, userTree } from '../helpers/tree.js';
+import { cli, git, REPO_ROOT, userTree } from '../helpers/tree.js';
 
 test('scan static-keys --path mm finds the memcontrol flags with the verdicts read from the code', async () => {
   const tree = await userTree();
@@ -27,4 +29,21 @@ test('a path outside the tree is refused', async () => {
   const r = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', '../etc']);
   expect(r.code).toBe(2);
   expect(r.err).toMatch(/^kseries: --path: "\.\.\/etc" is not a path inside the kernel tree\nhint: /);
+});
+
+test('the built CLI classifies in worker threads and says the same; --rev scans a commit', async () => {
+  const tree = await userTree();
+  const inProcess = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--path', 'kernel/trace', '--json']);
+  const built = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'kseries.js'), '--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--path', 'kernel/trace', '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  expect(built).toBe(`${inProcess.out}\n`);
+  const head = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const atRev = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--rev', head, '--json']);
+  const here = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--json']);
+  expect(atRev.out).toBe(here.out);
+  const bad = await cli(['--tree', tree.root, 'scan', 'static-keys', '--rev', 'no-such-rev']);
+  expect(bad.code).toBe(2);
+  expect(bad.err).toMatch(/^kseries: --rev no-such-rev is not a commit/);
 });
