@@ -6,6 +6,8 @@ import { EXIT_BUG, EXIT_USAGE, KseriesError } from '../errors.js';
 const EXAMPLES: [string, string][] = [
   ['kseries tree init', 'provision kernel-tree/ (Debian linux-source-6.12, cached in ~/.cache/kseries)'],
   ['kseries generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', 'make a series branch'],
+  ['kseries generate static-keys --path mm', 'convert every safe flag under mm/, one patch per maintainer group'],
+  ['kseries check static-keys-mm', 'build each patch, prove the NOPs, checkpatch, maintainers'],
   ['kseries emit static-key-cgroup_memory_nobpf', 'write out/<series>/v1/'],
   ['kseries send static-key-cgroup_memory_nobpf', 'git send-email dry run (add --send)'],
 ];
