@@ -28,7 +28,7 @@ export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promi
   const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, { paths: a.paths ?? [], only: a.only ?? [] }) };
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const measure = a.measure && { ...a.measure, env: io.env };
-  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure });
+  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, log: (l) => io.err(l) });
   if (g.json) printJson(io, generatedJson(r));
   else printGenerated(io, r);
   return 0;

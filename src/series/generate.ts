@@ -30,6 +30,8 @@ export interface GenerateOptions {
    * patch's templates the figures (`measured`). Without it, `measured` is false.
    */
   measure?: BuildOptions;
+  /** Progress lines (the draft build takes a while). */
+  log?: (line: string) => void;
 }
 
 export interface GenerateResult {
@@ -52,6 +54,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services: await treeServices(tree, base) };
   let plan = await planSeries(input);
   if (!opts.measure || !opts.recipe.code?.verify) return applyPlan({ tree, plan, base, author, version: opts.version });
+  opts.log?.(`building a draft of ${plan.patches.length} patch${plan.patches.length === 1 ? '' : 'es'} (${opts.measure.config}) to measure the object code`);
   const draft = await withLock(tree, () => commitPlan(tree, base, plan.patches, author));
   const built = await proveRange({ ...opts.measure, tree, base, tip: draft.tip });
   const measured = built.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));

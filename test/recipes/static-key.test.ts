@@ -107,6 +107,10 @@ test.each([
   ['kernel/printk/printk.c', 'printk'],
   ['drivers/gpio/gpiolib.c', 'gpio: gpiolib'],
   ['drivers/clk/clk.c', 'clk'],
+  ['arch/x86/kernel/tsc.c', 'x86/tsc'],
+  ['arch/x86/kernel/cpu/intel.c', 'x86/cpu/intel'],
+  ['arch/mips/kernel/cpu-probe.c', 'mips/cpu-probe'],
+  ['arch/x86/mm/mm.c', 'x86/mm'],
 ])('subject prefix of %s is "%s"', (file, prefix) => expect(subjectPrefix(file)).toBe(prefix));
 
 test.each([
@@ -114,4 +118,6 @@ test.each([
   [['drivers/pci/pci.c', 'drivers/pci/quirks.c'], 'pci'],
   [['kernel/trace/trace.c', 'kernel/trace/ring_buffer.c'], 'trace'],
   [['mm/a.c', 'net/b.c'], 'treewide'],
+  [['arch/x86/kernel/tsc.c', 'arch/x86/kernel/smp.c'], 'x86'],
+  [['arch/x86/kernel/cpu/intel.c', 'arch/x86/kernel/cpu/common.c'], 'x86/cpu'],
 ])('group prefix of %j is "%s"', (files, prefix) => expect(groupPrefix(files)).toBe(prefix));

@@ -58,11 +58,17 @@ export function fragments(ctx: RecipeContext): KeyFragments {
   };
 }
 
-/** A subject prefix in the kernel's usual style: lib/vsprintf.c → "vsprintf", kernel/sched/core.c → "sched/core", kernel/printk/printk.c → "printk", mm/memcontrol.c → "mm: memcontrol". */
+/** arch/x86/kernel/cpu → x86/cpu: the architecture and its subfolders, without "kernel". */
+export function archPath(dirs: string[]): string[] {
+  return [dirs[1]!, ...dirs.slice(2).filter((d) => d !== 'kernel')];
+}
+
+/** A subject prefix in the kernel's usual style: lib/vsprintf.c → "vsprintf", kernel/sched/core.c → "sched/core", kernel/printk/printk.c → "printk", mm/memcontrol.c → "mm: memcontrol", arch/x86/kernel/tsc.c → "x86/tsc". */
 export function subjectPrefix(file: string): string {
   const stem = path.posix.basename(file).replace(/\.[ch]$/, '');
   const dirs = path.posix.dirname(file).split('/').filter((d) => d !== '.');
   if (dirs.length === 0 || (dirs.length === 1 && ['kernel', 'lib', 'init'].includes(dirs[0]!))) return stem;
+  if (dirs[0] === 'arch' && dirs.length > 1) return [...archPath(dirs), stem].filter((d, i, all) => i === 0 || d !== all[i - 1]).join('/');
   if (dirs[dirs.length - 1] === stem) return dirs[0] === 'kernel' ? dirs.slice(1).join('/') : stem;
   if (dirs[0] === 'kernel') return `${dirs.slice(1).join('/')}/${stem}`;
   return `${dirs[dirs.length - 1]}: ${stem}`;

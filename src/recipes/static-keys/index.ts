@@ -5,7 +5,7 @@ import { ParamError, RecipeError, TransformError } from '../../errors.js';
 import type { Params } from '../../templates/params.js';
 import type { TemplateVars } from '../../templates/render.js';
 import { convertFlag } from '../static-key/convert.js';
-import { describe, fragments, subjectPrefix } from '../static-key/index.js';
+import { archPath, describe, fragments, subjectPrefix } from '../static-key/index.js';
 import { DECLARATION_PREFILTER, scanFile, type FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
@@ -149,6 +149,7 @@ export function groupPrefix(files: string[]): string {
   const common: string[] = [];
   for (let i = 0; dirs.every((d) => d[i] !== undefined && d[i] === dirs[0]![i]); i++) common.push(dirs[0]![i]!);
   if (common.length === 0) return 'treewide';
+  if (common[0] === 'arch' && common.length > 1) return archPath(common).join('/');
   if (common[0] === 'kernel' && common.length > 1) return common.slice(1).join('/');
   return common[common.length - 1]!;
 }
