@@ -58,21 +58,17 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const draft = await withLock(tree, () => commitPlan(tree, base, plan.patches, author));
   const built = await proveRange({ ...opts.measure, tree, base, tip: draft.tip });
   const measured = built.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
-  plan = await planSeries({ ...input, measured });
+  plan = await planSeries({ ...input, measured, prepared: plan.prepared });
   const unproven = plan.patches.filter((_, i) => built.proofs[i]!.some((p) => !p.ok)).map((p) => p.subject);
   return { ...(await applyPlan({ tree, plan, base, author, version: opts.version })), unproven };
 }
 
-/** Tree-wide search at the base and get_maintainer.pl (answers kept: a recipe may ask again on a second plan). */
+/** Tree-wide search at the base, and get_maintainer.pl. */
 async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
-  const maintainers = new Map<string, Promise<string[]>>();
   return {
     filesMatching: (pattern, paths) => filesMatching({ root: tree.root, commit: base }, pattern, paths),
-    maintainersOf(file) {
-      if (!maintainers.has(file)) maintainers.set(file, runGetMaintainerOfFile(tree.root, file, { useGit }));
-      return maintainers.get(file)!;
-    },
+    maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
   };
 }
 

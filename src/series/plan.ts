@@ -21,6 +21,8 @@ export interface SeriesPlan {
   params: Params;
   cover: { subject: string; body: string };
   patches: PlannedPatch[];
+  /** What the recipe code's prepare() gave (plans made by hand, as the benches do, have none). */
+  prepared?: TemplateVars;
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
@@ -37,6 +39,8 @@ export interface PlanInput {
    * `measured` (false when nothing was measured yet).
    */
   measured?: (TemplateVars | false)[];
+  /** What the recipe code's prepare() gave on an earlier plan of the same input (a second plan need not scan again). */
+  prepared?: TemplateVars;
 }
 
 const NO_SERVICES: TreeServices = {
@@ -48,13 +52,15 @@ const NO_SERVICES: TreeServices = {
   },
 };
 
-export async function planSeries({ recipe, given, tree, readBase, services = NO_SERVICES, measured = [] }: PlanInput): Promise<SeriesPlan> {
+export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
+  const { recipe, given, tree, readBase, services = NO_SERVICES, measured = [] } = input;
   const { manifest, code } = recipe;
   const params = resolveParams(manifest.id, manifest.params, given);
   const templates = new TemplateCache(manifest.dir);
   const inline = (text: string, field: string) => templates.inline(text, field);
   const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars), ...services };
-  const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...(await code?.prepare?.(ctx, params)) };
+  const prepared = input.prepared ?? (await code?.prepare?.(ctx, params)) ?? {};
+  const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...prepared };
 
   const name = oneLine(inline(manifest.series, 'series')(vars), `${manifest.id}: series name`);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes('..')) {
@@ -89,6 +95,7 @@ export async function planSeries({ recipe, given, tree, readBase, services = NO_
       body: templates.file(manifest.cover.template)({ ...vars, measured: measured.some(Boolean) ? measured : false }).trim(),
     },
     patches,
+    prepared,
   };
 }
 
