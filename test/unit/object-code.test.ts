@@ -65,6 +65,32 @@ describe('jump-label proof', () => {
     expect(stillThere.errors.join('\n')).toMatch(/demo_flag is still in demo.o/);
   });
 
+  it('follows a test gcc moved into the callers of a split part, and fails a caller left without a label', () => {
+    const split = (extra: string) =>
+      parseObjectCode(
+        read('after.tables.txt'),
+        [
+          'Disassembly of section .text:',
+          '',
+          '0000000000000000 <demo_caller>:',
+          '   0:\tf3 0f 1e fa          \tendbr64',
+          '   4:\t66 90                \txchg   %ax,%ax',
+          '   6:\te8 15 00 00 00       \tcall   20 <demo_hot.part.0>',
+          '   b:\tc3                   \tret',
+          ...extra.split('\n').filter(Boolean),
+          '',
+          '0000000000000020 <demo_hot.part.0>:',
+          '  20:\tc3                   \tret',
+        ].join('\n'),
+      );
+    const moved = split('');
+    expect(proveKey('demo.o', conv, before, moved, moved).errors).toEqual([]);
+    const other = split(['', '0000000000000010 <demo_other>:', '  10:\te8 0b 00 00 00       \tcall   20 <demo_hot.part.0>', '  15:\tc3                   \tret'].join('\n'));
+    expect(proveKey('demo.o', conv, before, other, other).errors).toEqual([
+      'demo_hot() tested demo_flag before the patch; after it, neither demo_hot() nor its caller demo_other() holds a jump label of demo_flag_key',
+    ]);
+  });
+
   it('reads the conversions from a patch, and fails one whose object was not built', () => {
     const patch = [
       'diff --git a/mm/demo.c b/mm/demo.c',

@@ -3,7 +3,7 @@
 // test is one 2- or 5-byte instruction recorded in __jump_table with a relocation naming the new key, and it is a NOP
 // in the code that runs. With CONFIG_HAVE_JUMP_LABEL_HACK (x86-64 with objtool) the compiler emits a `jmp` that
 // objtool's jump-label pass turns into a NOP, so `final` is the object after that pass has run on it.
-import { baseFunction, instructionAt, relocationTarget, type Instruction, type ObjectCode, type ObjSymbol, type Target } from '../../object-code/parse.js';
+import { baseFunction, instructionAt, relocationTarget, type Instruction, type ObjectCode, type ObjSymbol, type Relocation, type Target } from '../../object-code/parse.js';
 import type { ObjectAround, ObjectProof, RecipeVerifier } from '../types.js';
 
 export interface KeyConversion {
@@ -138,14 +138,7 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
     if (!before) errors.push(`no object of the base to compare with`);
     else if (tests.length === 0) errors.push(`the base object never tests ${conv.flag} with a conditional jump`);
     if (compiled.symbols.some((s) => s.name === conv.flag && s.kind === 'O')) errors.push(`${conv.flag} is still in ${object} after the patch`);
-    const labelled = new Set(after.map((s) => baseFunction(s.function)));
-    const outOfLineBefore = new Set((before?.symbols ?? []).filter((s) => s.kind === 'F').map((s) => baseFunction(s.name)));
-    for (const fn of new Set(tests.map((t) => baseFunction(t.function)))) {
-      if (labelled.has(fn)) continue;
-      // gcc may move the test into the callers or a split part (fine); a helper that stops being inlined puts a call on the fast path.
-      const callee = calleesOf(compiled, fn).find((c) => labelled.has(c) && !outOfLineBefore.has(c));
-      if (callee) errors.push(`${fn}() tested ${conv.flag} inline; after the patch it calls ${callee}(), no longer inlined, for the jump label: its fast path grew a call`);
-    }
+    errors.push(...testsAccountedFor(conv, tests, after, before, compiled));
   }
   return {
     recipe: 'static-key',
@@ -216,8 +209,7 @@ function bootWriter(code: ObjectCode, key: ObjSymbol): { function: string; enabl
     return !!sym && initcalls.some((t) => t && t.section === sym.section && t.offset === sym.value);
   };
   for (const [section, list] of code.instructions) {
-    const relocs = code.relocations.get(section) ?? [];
-    const relocIn = (i: Instruction) => relocs.find((r) => r.offset > i.address && r.offset < i.address + i.length);
+    const relocIn = relocationsOf(code, section);
     for (const [n, i] of list.entries()) {
       const callee = /^(call|jmp)/.test(i.mnemonic) ? relocIn(i)?.symbol : undefined;
       const m = callee && /^static_key_(enable|disable)(?:_cpuslocked)?$/.exec(callee.replace(/[-+]0x[0-9a-f]+$/, ''));
@@ -233,20 +225,58 @@ function bootWriter(code: ObjectCode, key: ObjSymbol): { function: string; enabl
   return undefined;
 }
 
-/** Functions that `fn` (any of its parts) calls or tail-calls, by the target objdump names or the relocation's symbol. */
-function calleesOf(code: ObjectCode, fn: string): string[] {
-  const out = new Set<string>();
-  for (const [section, list] of code.instructions) {
-    const relocs = code.relocations.get(section) ?? [];
-    for (const i of list) {
-      if (baseFunction(i.function) !== fn || !/^(call|jmp)/.test(i.mnemonic)) continue;
-      const named = /<([^>+]+)>$/.exec(i.operands)?.[1];
-      if (named) out.add(baseFunction(named));
-      const r = relocs.find((x) => x.offset > i.address && x.offset < i.address + i.length);
-      if (r) out.add(baseFunction(r.symbol));
+/**
+ * Where each function that tested the flag has its jump label now: in itself, or (gcc moves a test into the callers
+ * and calls a split part for the rest) in every one of its callers in this object. A function that now calls a helper
+ * that holds the label and was inlined before has grown a call on its fast path. Inlined away entirely: its callers
+ * hold the labels, and no call is left to follow.
+ */
+function testsAccountedFor(conv: KeyConversion, tests: FlagTest[], after: LabelSite[], before: ObjectCode | undefined, compiled: ObjectCode): string[] {
+  const errors: string[] = [];
+  const labelled = new Set(after.map((s) => baseFunction(s.function)));
+  const outOfLineBefore = new Set((before?.symbols ?? []).filter((s) => s.kind === 'F').map((s) => baseFunction(s.name)));
+  const calls = callGraph(compiled);
+  for (const fn of new Set(tests.map((t) => baseFunction(t.function)))) {
+    if (labelled.has(fn) || !calls.has(fn)) continue;
+    const helper = [...calls.get(fn)!].find((c) => labelled.has(c) && !outOfLineBefore.has(c));
+    if (helper) {
+      errors.push(`${fn}() tested ${conv.flag} inline; after the patch it calls ${helper}(), no longer inlined, for the jump label: its fast path grew a call`);
+      continue;
+    }
+    const callers = [...calls].filter(([g, callees]) => g !== fn && callees.has(fn)).map(([g]) => g);
+    const bare = callers.find((g) => !labelled.has(g));
+    if (callers.length === 0 || bare) {
+      errors.push(`${fn}() tested ${conv.flag} before the patch; after it, neither ${fn}() nor ${bare ? `its caller ${bare}()` : 'a caller in this object'} holds a jump label of ${conv.key}`);
     }
   }
-  return [...out];
+  return errors;
+}
+
+/** The relocation inside an instruction (its operand), looked up by offset. */
+function relocationsOf(code: ObjectCode, section: string): (i: Instruction) => Relocation | undefined {
+  const at = new Map((code.relocations.get(section) ?? []).map((r) => [r.offset, r]));
+  return (i) => {
+    for (let o = i.address + 1; o < i.address + i.length; o++) if (at.has(o)) return at.get(o);
+    return undefined;
+  };
+}
+
+/** Per function present in the object (its parts together): the functions it calls or tail-calls. */
+function callGraph(code: ObjectCode): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const [section, list] of code.instructions) {
+    const relocIn = relocationsOf(code, section);
+    for (const i of list) {
+      const fn = baseFunction(i.function);
+      if (!graph.has(fn)) graph.set(fn, new Set());
+      if (!/^(call|jmp)/.test(i.mnemonic)) continue;
+      const named = /<([^>+]+)>$/.exec(i.operands)?.[1];
+      if (named && baseFunction(named) !== fn) graph.get(fn)!.add(baseFunction(named));
+      const r = relocIn(i);
+      if (r) graph.get(fn)!.add(baseFunction(r.symbol.replace(/[-+]0x[0-9a-f]+$/, '')));
+    }
+  }
+  return graph;
 }
 
 function jumpEntries(code: ObjectCode): { code: Target; key: Target }[] {
