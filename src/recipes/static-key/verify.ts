@@ -72,7 +72,7 @@ function totalLine(before: FlagTest[], after: LabelSite[]): string {
   const bytes = (list: { bytes: number }[]) => list.reduce((n, t) => n + t.bytes, 0);
   const tests = before.length === 1 ? '1 test' : `${before.length} tests`;
   const labels = after.length === 1 ? '1 jump label' : `${after.length} jump labels`;
-  return `in all: ${tests}, ${insns} insns/${bytes(before)} bytes -> ${labels}, ${after.length} insn${after.length === 1 ? "" : "s"}/${bytes(after)} bytes`;
+  return `in all: ${tests}, ${insns} insns/${bytes(before)} bytes -> ${labels}, ${after.length} insn${after.length === 1 ? '' : 's'}/${bytes(after)} bytes`;
 }
 
 /** "cmpb+jne 9 bytes x2, movzbl+test+je 11 bytes": equal items counted. */
