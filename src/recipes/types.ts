@@ -46,6 +46,8 @@ export interface ObjectProof {
   errors: string[];
   /** One line per site, with its figures before → after. */
   sites: string[];
+  /** The figures in one line (for a cover letter). */
+  summary: string;
 }
 
 /** A recipe's object-code proof, which `kseries check` runs on every patch it builds. */

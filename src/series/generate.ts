@@ -79,7 +79,7 @@ function measuredVars(proofs: ObjectProof[], config: string, compiler: string): 
     ok: proofs.every((p) => p.ok),
     config,
     compiler,
-    proofs: proofs.map((p) => ({ claim: p.claim, object: p.object, ok: p.ok, sites: p.sites, errors: p.errors })),
+    proofs: proofs.map((p) => ({ claim: p.claim, object: p.object, ok: p.ok, sites: p.sites, summary: p.summary, errors: p.errors })),
   };
 }
 

@@ -51,6 +51,7 @@ test('start converts the demo flags with static-keys: generated, built, proven, 
   const cover = fs.readFileSync(path.join(dir, '0000-cover-letter.patch'), 'utf8');
   expect(cover).toContain('mm/memcontrol.c:86 cgroup_memory_nosocket, set by the __setup() handler cgroup_memory()');
   expect(cover).toMatch(/6 object-code proofs hold/);
+  expect(cover).toContain('  cgroup_memory_nosocket -> cgroup_memory_nosocket_key:\n    2 tests, 4 insns/22 bytes -> 2 jump labels, 2 insns/4 bytes\n');
   expect(git(tree.root, 'show', 'kseries/static-keys/v1:mm/memcontrol.c')).toContain('static DEFINE_STATIC_KEY_FALSE_RO(cgroup_memory_nosocket_key);');
   expect(r.out).toContain('next:');
   expect(r.out).toContain('kseries send static-keys');

@@ -39,6 +39,7 @@ describe('jump-label proof', () => {
     expect(p.ok).toBe(true);
     expect(p.after).toEqual([{ function: 'demo_hot', address: 4, compiled: 'jmp 12', runs: 'xchg %ax,%ax', bytes: 2, nop: true, patchedAtBoot: false }]);
     expect(p.sites).toEqual(['demo_hot(): cmpb+jne 9 bytes -> nop 2 bytes', 'in all: 1 test, 2 insns/9 bytes -> 1 jump label, 1 insn/2 bytes']);
+    expect(p.summary).toBe('1 test, 2 insns/9 bytes -> 1 jump label, 1 insn/2 bytes');
   });
 
   it('fails a site whose jmp objtool did not turn into a NOP', () => {

@@ -59,7 +59,7 @@ export const staticKeyVerifier: RecipeVerifier = {
 };
 
 function failed(object: string, c: KeyConversion, why: string): KeyProof {
-  return { recipe: 'static-key', object, claim: claimOf(c), ok: false, errors: [why], sites: [], flag: c.flag ?? null, key: c.key, before: [], after: [] };
+  return { recipe: 'static-key', object, claim: claimOf(c), ok: false, errors: [why], sites: [], summary: why, flag: c.flag ?? null, key: c.key, before: [], after: [] };
 }
 
 function claimOf(c: KeyConversion): string {
@@ -147,6 +147,7 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
     ok: errors.length === 0,
     errors,
     sites: [...siteLines(tests, after), totalLine(tests, after)],
+    summary: totalLine(tests, after).replace(/^in all: /, ''),
     flag: conv.flag ?? null,
     key: conv.key,
     before: tests,
