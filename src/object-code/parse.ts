@@ -115,9 +115,22 @@ export interface Target {
   offset: number;
 }
 
+/** Defined symbols by name, made once per symbol table: every relocation of an object is resolved through it. */
+const DEFINED = new WeakMap<ObjSymbol[], Map<string, ObjSymbol>>();
+
+function definedSymbols(code: ObjectCode): Map<string, ObjSymbol> {
+  let byName = DEFINED.get(code.symbols);
+  if (!byName) {
+    byName = new Map();
+    for (const s of code.symbols) if ((s.kind === 'd' || s.section !== '*UND*') && !byName.has(s.name)) byName.set(s.name, s);
+    DEFINED.set(code.symbols, byName);
+  }
+  return byName;
+}
+
 /** Resolve a relocation's symbol+addend to a place in this object (undefined for undefined symbols). */
 export function relocationTarget(code: ObjectCode, r: Relocation): Target | undefined {
-  const sym = code.symbols.find((s) => s.name === r.symbol && (s.kind === 'd' || s.section !== '*UND*'));
+  const sym = definedSymbols(code).get(r.symbol);
   if (!sym || sym.section === '*UND*' || sym.section === '*ABS*') return undefined;
   return { section: sym.section, offset: (sym.kind === 'd' ? 0 : sym.value) + r.addend };
 }

@@ -83,8 +83,7 @@ export class Blocks {
 
 /** Offsets where `word` occurs as a whole identifier. */
 export function findIdentifier(masked: string, word: string): number[] {
-  const re = new RegExp(`(?<![A-Za-z0-9_])${word}(?![A-Za-z0-9_])`, 'g');
-  return [...masked.matchAll(re)].map((m) => m.index!);
+  return findIdentifiers(masked, [word]).get(word)!;
 }
 
 /** Offsets of each of `words` as a whole identifier, in one pass over the text. */
