@@ -13,9 +13,9 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { runCheckpatch, runGetMaintainer } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import type { ObjectCode } from '../object-code/parse.js';
-import { RECIPE_CODE } from '../recipes/registry.js';
-import type { ObjectAround, ObjectProof, RecipeVerifier } from '../recipes/types.js';
 import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
+import { registeredProvers } from './proofs/registry.js';
+import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import { patchFailed, patchHasFindings, type BuildReport, type CheckReport, type PatchReport } from './report.js';
 import { checkMessage, checkRecipients, checkSeries, type Problem } from './rules.js';
 
@@ -117,9 +117,6 @@ export async function proveRange(opts: BuildOptions & { tree: KernelTree; base: 
   return buildAll(check, commits, mails, () => {});
 }
 
-/** Every recipe's object-code proof; each decides from a patch whether it has something to prove. */
-const VERIFIERS: RecipeVerifier[] = [...new Set(Object.values(RECIPE_CODE).flatMap((c) => (c.verify ? [c.verify] : [])))];
-
 /**
  * Build the base, then each patch in order, compiling the objects it touches (and a sample of header dependents).
  * Objects a recipe proves something about are read after every step, so each proof compares the patch's code with
@@ -143,8 +140,11 @@ async function buildAll(
     const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
     const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
 
-    const toProve = mails.map((m) => VERIFIERS.flatMap((v) => v.objectsToProve(m)));
+    // Each registered prover decides from a patch whether it has something to prove, and in which objects.
+    const provers = registeredProvers();
+    const toProve = mails.map((m) => provers.flatMap((v) => v.objectsToProve(m)));
     const proved = new Set(toProve.flat());
+    const asRun = new Set(mails.flatMap((m) => provers.filter((v) => v.readsFinal).flatMap((v) => v.objectsToProve(m))));
     const code = new Map<string, ObjectCode>();
     const objectFile = (o: string) => path.join(build.buildDir, o);
     const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
@@ -185,11 +185,11 @@ async function buildAll(
         last.set(o, r.messages);
         if (!r.ok || !proved.has(o)) continue;
         const compiled = await readObjectCode(objectFile(o));
-        if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: await readObjectAsRun(objectFile(o), objtool) });
+        if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
         code.set(o, compiled);
       }
       if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
-      if (around.size > 0) proofs[i] = VERIFIERS.flatMap((v) => v.prove(mails[i]!, around));
+      if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
       step(i + 1, 'build', 'done', report.status);
       reports.push(report);
     }

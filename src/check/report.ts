@@ -1,5 +1,5 @@
 // What `kseries check` finds, in DESIGN's review contract (`patches`), plus series-level problems.
-import type { ObjectProof } from '../recipes/types.js';
+import type { ObjectProof } from './proofs/types.js';
 import type { CheckpatchResult } from '../tools/kernel-scripts.js';
 import type { Problem } from './rules.js';
 

@@ -10,6 +10,7 @@ const EXAMPLES: [string, string][] = [
   ['kseries check static-keys-mm', 'build each patch, prove the NOPs, checkpatch, maintainers'],
   ['kseries emit static-key-cgroup_memory_nobpf', 'write out/<series>/v1/'],
   ['kseries send static-key-cgroup_memory_nobpf', 'git send-email dry run (add --send)'],
+  ['kseries kprobe analyze --object kernel/sched/fair.o --all update_curr', 'which post_handler probes may move to the next instruction'],
 ];
 
 /** Command modules are imported when their command runs, so `kseries scan` does not load listr2 or simple-git. */
@@ -155,6 +156,25 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .example('$0 scan static-keys --path mm --json', '')
         .example('$0 scan static-keys --rev v6.12.117', ''),
       run(async (g, a) => (await import('../commands/scan.js')).scan(io, g, { paths: (a.path as string[]) ?? [], rev: a.rev as string | undefined })),
+    )
+    .command('kprobe <action>', 'kprobes: may a post_handler probe move to the next instruction (analyze)', (y: Argv) =>
+      y
+        .positional('action', { choices: ['analyze'] as const, demandOption: true })
+        .option('object', { type: 'string', demandOption: true, describe: 'an object file, or a tree-relative object (mm/slub.o) built from HEAD' })
+        .option('site', { type: 'string', coerce: asList, describe: 'SYMBOL+OFFSET, offset decimal or 0x hex (repeat)' })
+        .option('all', { type: 'string', coerce: asList, describe: 'every instruction of this function (repeat; --all "" for every function)' })
+        .option('config', { type: 'string', default: 'defconfig', describe: 'config that builds a tree-relative object' })
+        .example('$0 kprobe analyze --object kernel/sched/fair.o --site update_curr+0x1a', 'one site: safe or unsafe, with every reason')
+        .example('$0 kprobe analyze --object mm/slub.o --all kmem_cache_free --json', 'every instruction of a function')
+        .example('$0 kprobe analyze --object ./foo.o --all ""', 'every instruction of every function'),
+      run(async (g, a) =>
+        (await import('../commands/kprobe.js')).kprobeAnalyze(io, g, {
+          object: String(a.object),
+          sites: (a.site as string[]) ?? [],
+          all: (a.all as string[]) ?? [],
+          config: String(a.config),
+        }),
+      ),
     )
     .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', {}, run(async (g) => (await import('../commands/start.js')).start(io, g)))
     .demandCommand(1, 'name a command')

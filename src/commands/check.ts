@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkRange } from '../check/check.js';
+// The built-in recipes register their object-code proofs with check.
+import '../recipes/registry.js';
 import { formatReport } from '../check/report.js';
 import { UsageError } from '../errors.js';
 import { loadSeries } from '../series/store.js';

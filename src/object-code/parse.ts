@@ -33,10 +33,12 @@ export interface ObjectCode {
   relocations: Map<string, Relocation[]>;
   /** Instructions per executable section, in address order. */
   instructions: Map<string, Instruction[]>;
+  /** The bytes of the sections whose contents matter beyond relocations (e.g. `.altinstructions`), when read. */
+  contents?: Map<string, Buffer>;
 }
 
-export function parseObjectCode(symbolsAndRelocs: string, disassembly: string): ObjectCode {
-  return { symbols: parseSymbols(symbolsAndRelocs), relocations: parseRelocations(symbolsAndRelocs), instructions: parseDisassembly(disassembly) };
+export function parseObjectCode(symbolsAndRelocs: string, disassembly: string, contents?: Map<string, Buffer>): ObjectCode {
+  return { symbols: parseSymbols(symbolsAndRelocs), relocations: parseRelocations(symbolsAndRelocs), instructions: parseDisassembly(disassembly), contents };
 }
 
 /** `0000000000000010 l     O .data..ro_after_init\t0000000000000010 name` */
@@ -47,7 +49,10 @@ export function parseSymbols(text: string): ObjSymbol[] {
   for (const line of sectionOf(text, /^SYMBOL TABLE:$/)) {
     const m = SYMBOL.exec(line);
     if (!m) continue;
-    out.push({ name: m[5]!.trim(), section: m[3]!, value: parseInt(m[1]!, 16), size: parseInt(m[4]!, 16), kind: m[2]![6]! });
+    const flags = m[2]!;
+    // Column 7 is F (function), f (file) or O (object); a section symbol has d in column 6 and a blank there.
+    const kind = flags[6] !== ' ' ? flags[6]! : flags[5] === 'd' ? 'd' : ' ';
+    out.push({ name: m[5]!.trim(), section: m[3]!, value: parseInt(m[1]!, 16), size: parseInt(m[4]!, 16), kind });
   }
   return out;
 }
@@ -72,32 +77,76 @@ export function parseRelocations(text: string): Map<string, Relocation[]> {
   return out;
 }
 
-/** `    8f2:\t66 90                \txchg   %ax,%ax` */
-const INSN = /^ *([0-9a-f]+):\t([0-9a-f]{2}(?: [0-9a-f]{2})*) *\t?(.*)$/;
-
 export function parseDisassembly(text: string): Map<string, Instruction[]> {
-  const out = new Map<string, Instruction[]>();
-  let section: Instruction[] = [];
-  let fn = '';
-  for (const line of text.split('\n')) {
-    const sec = /^Disassembly of section (.+):$/.exec(line);
-    if (sec) {
-      out.set(sec[1]!, (section = []));
-      fn = '';
-      continue;
+  const parser = new DisassemblyParser();
+  for (const line of text.split('\n')) parser.line(line);
+  return parser.finish();
+}
+
+/**
+ * `objdump -d -w` line by line, so that a long listing is parsed while objdump still writes it. Without raw bytes an
+ * instruction's length is the distance to the next one; the last of a section takes `sectionSizes`.
+ */
+export class DisassemblyParser {
+  private readonly out = new Map<string, Instruction[]>();
+  private section: Instruction[] = [];
+  private sectionName = '';
+  private fn = '';
+
+  constructor(private readonly sectionSizes?: Map<string, number>) {}
+
+  /** One line of the listing: `    8f2:\t66 90                \txchg   %ax,%ax` (raw bytes optional), a label, a section. */
+  line(line: string): void {
+    const c = line.charCodeAt(0);
+    if (c === 32 /* ' ' */) {
+      const colon = line.indexOf(':\t');
+      if (colon < 0) return;
+      const address = parseInt(line.slice(0, colon), 16);
+      let textAt = colon + 2;
+      let bytes = '';
+      const tab = line.indexOf('\t', textAt);
+      if (tab >= 0) {
+        bytes = line.slice(textAt, tab).trimEnd();
+        textAt = tab + 1;
+      } else if (/^[0-9a-f]{2}( [0-9a-f]{2})* *$/.test(line.slice(textAt))) return; // bytes without an instruction
+      const last = this.section[this.section.length - 1];
+      if (last && last.length === 0) last.length = address - last.address;
+      const space = line.indexOf(' ', textAt);
+      this.section.push({
+        address,
+        bytes,
+        length: bytes ? (bytes.length + 1) / 3 : 0,
+        mnemonic: space < 0 ? line.slice(textAt).trimEnd() : line.slice(textAt, space),
+        operands: space < 0 ? '' : line.slice(space + 1).trim(),
+        function: this.fn,
+      });
+      return;
     }
-    const label = /^[0-9a-f]+ <(.+)>:$/.exec(line);
-    if (label) {
-      fn = label[1]!;
-      continue;
+    if (c === 68 /* 'D' */) {
+      const sec = /^Disassembly of section (.+):$/.exec(line);
+      if (!sec) return;
+      this.closeSection();
+      this.sectionName = sec[1]!;
+      this.out.set(this.sectionName, (this.section = []));
+      this.fn = '';
+      return;
     }
-    const m = INSN.exec(line);
-    if (!m) continue;
-    const [mnemonic = '', ...rest] = m[3]!.trim().split(/\s+/);
-    const bytes = m[2]!;
-    section.push({ address: parseInt(m[1]!, 16), bytes, length: bytes.split(' ').length, mnemonic, operands: rest.join(' '), function: fn });
+    if (line.endsWith('>:')) {
+      const at = line.indexOf(' <');
+      if (at > 0) this.fn = line.slice(at + 2, -2);
+    }
   }
-  return out;
+
+  finish(): Map<string, Instruction[]> {
+    this.closeSection();
+    return this.out;
+  }
+
+  private closeSection(): void {
+    const last = this.section[this.section.length - 1];
+    const size = this.sectionSizes?.get(this.sectionName);
+    if (last && last.length === 0 && size !== undefined) last.length = size - last.address;
+  }
 }
 
 function sectionOf(text: string, start: RegExp): string[] {
@@ -107,51 +156,4 @@ function sectionOf(text: string, start: RegExp): string[] {
   const rest = lines.slice(from + 1);
   const end = rest.findIndex((l) => l.trim() === '');
   return end < 0 ? rest : rest.slice(0, end);
-}
-
-/** Where a relocation points: a section and an offset in it, or an external symbol. */
-export interface Target {
-  section: string;
-  offset: number;
-}
-
-/** Defined symbols by name, made once per symbol table: every relocation of an object is resolved through it. */
-const DEFINED = new WeakMap<ObjSymbol[], Map<string, ObjSymbol>>();
-
-function definedSymbols(code: ObjectCode): Map<string, ObjSymbol> {
-  let byName = DEFINED.get(code.symbols);
-  if (!byName) {
-    byName = new Map();
-    for (const s of code.symbols) if ((s.kind === 'd' || s.section !== '*UND*') && !byName.has(s.name)) byName.set(s.name, s);
-    DEFINED.set(code.symbols, byName);
-  }
-  return byName;
-}
-
-/** Resolve a relocation's symbol+addend to a place in this object (undefined for undefined symbols). */
-export function relocationTarget(code: ObjectCode, r: Relocation): Target | undefined {
-  const sym = definedSymbols(code).get(r.symbol);
-  if (!sym || sym.section === '*UND*' || sym.section === '*ABS*') return undefined;
-  return { section: sym.section, offset: (sym.kind === 'd' ? 0 : sym.value) + r.addend };
-}
-
-/** The instruction of `section` that covers `address`. */
-export function instructionAt(code: ObjectCode, section: string, address: number): Instruction | undefined {
-  const list = code.instructions.get(section);
-  if (!list) return undefined;
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const i = list[mid]!;
-    if (address < i.address) hi = mid - 1;
-    else if (address >= i.address + i.length) lo = mid + 1;
-    else return i;
-  }
-  return undefined;
-}
-
-/** A function's name without the suffixes gcc adds to its clones and split parts (.cold, .part.0, .isra.0, ...). */
-export function baseFunction(name: string): string {
-  return name.replace(/\.(cold|part|isra|constprop|lto_priv|localalias)(\.\d+)?/g, '');
 }

@@ -1,4 +1,6 @@
-// The closed, sorted map of built-in recipe code. A recipe folder without code here is template-only.
+// The closed, sorted map of built-in recipe code. A recipe folder without code here is template-only. Loading it
+// registers the recipes' object-code proofs with check.
+import { registerProver } from '../check/proofs/registry.js';
 import { staticKey } from './static-key/index.js';
 import { staticKeys } from './static-keys/index.js';
 import type { RecipeCode } from './types.js';
@@ -7,3 +9,5 @@ export const RECIPE_CODE: Readonly<Record<string, RecipeCode>> = {
   'static-key': staticKey,
   'static-keys': staticKeys,
 };
+
+for (const code of Object.values(RECIPE_CODE)) if (code.verify) registerProver(code.verify);

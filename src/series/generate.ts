@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import type { BuildOptions } from '../build/builder.js';
 import { proveRange } from '../check/check.js';
 import type { LoadedRecipe } from '../recipes/load.js';
-import type { ObjectProof } from '../recipes/types.js';
+import type { ObjectProof } from '../check/proofs/types.js';
 import { filesMatching } from '../scan/files.js';
 import type { TemplateVars } from '../templates/render.js';
 import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseFunction, parseObjectCode, parseRelocations } from '../../src/object-code/parse.js';
+import { parseObjectCode, parseRelocations } from '../../src/object-code/parse.js';
+import { baseFunction } from '../../src/object-code/symbols.js';
 import { conversionsIn, flagTests, proveKey, staticKeyVerifier } from '../../src/recipes/static-key/verify.js';
 
 const dir = path.join(import.meta.dirname, '../fixtures/object-code');

@@ -3,8 +3,13 @@
 // test is one 2- or 5-byte instruction recorded in __jump_table with a relocation naming the new key, and it is a NOP
 // in the code that runs. With CONFIG_HAVE_JUMP_LABEL_HACK (x86-64 with objtool) the compiler emits a `jmp` that
 // objtool's jump-label pass turns into a NOP, so `final` is the object after that pass has run on it.
-import { baseFunction, instructionAt, relocationTarget, type Instruction, type ObjectCode, type ObjSymbol, type Relocation, type Target } from '../../object-code/parse.js';
-import type { ObjectAround, ObjectProof, RecipeVerifier } from '../types.js';
+import type { ObjectAround, ObjectProof, Prover } from '../../check/proofs/types.js';
+import { callGraph } from '../../object-code/call-graph.js';
+import { jumpEntries } from '../../object-code/kernel-sections.js';
+import type { Instruction, ObjectCode, ObjSymbol } from '../../object-code/parse.js';
+import { instructionAt, instructionStartingAt, operandTarget, relocationsOf, relocationSymbol, relocationTarget } from '../../object-code/relocations.js';
+import { baseFunction } from '../../object-code/symbols.js';
+import { isJumpLabelNop, show } from '../../object-code/x86.js';
 
 export interface KeyConversion {
   file: string;
@@ -46,7 +51,9 @@ export interface KeyProof extends ObjectProof {
 }
 
 /** `kseries check` proves every flag → key conversion of a patch, whichever recipe or person wrote it. */
-export const staticKeyVerifier: RecipeVerifier = {
+export const staticKeyVerifier: Prover = {
+  id: 'static-key',
+  readsFinal: true,
   objectsToProve: (patch) => [...new Set(conversionsIn(patch).map((c) => c.file.replace(/\.c$/, '.o')))],
   prove(patch, objects) {
     return conversionsIn(patch).map((c) => {
@@ -96,11 +103,6 @@ function siteLines(before: FlagTest[], after: LabelSite[]): string[] {
   });
 }
 
-/** Single-instruction NOPs the kernel patches jump labels with on x86 (2 and 5 bytes; P6 and K8 forms). */
-const NOPS = new Set(['66 90', '0f 1f 44 00 00', '66 66 90', '3e 8d 74 26 00']);
-/** x86-64 `struct jump_entry`: s32 code, s32 target, long key. */
-const JUMP_ENTRY_SIZE = 16;
-
 export function proveKey(object: string, conv: KeyConversion, before: ObjectCode | undefined, compiled: ObjectCode, final: ObjectCode): KeyProof {
   const errors: string[] = [];
   const tests = before && conv.flag ? flagTests(before, conv.flag) : [];
@@ -112,8 +114,8 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
     const steady = boot ? boot.enable : conv.initiallyEnabled;
     for (const e of jumpEntries(compiled)) {
       if (e.key.section !== keySym.section || (e.key.offset & ~3) !== keySym.value) continue;
-      const c = exactInstruction(compiled, e.code);
-      const f = exactInstruction(final, e.code);
+      const c = instructionStartingAt(compiled, e.code);
+      const f = instructionStartingAt(final, e.code);
       if (!c || !f) {
         errors.push(`__jump_table entry for ${conv.key} points at ${e.code.section}+0x${e.code.offset.toString(16)}, which starts no instruction`);
         continue;
@@ -121,7 +123,7 @@ export function proveKey(object: string, conv: KeyConversion, before: ObjectCode
       // The kernel's rule (jump_label_type()): a site is a NOP exactly when the key's state equals the entry's branch bit.
       const branch = (e.key.offset & 1) === 1;
       const where = `${c.function} at ${e.code.section}+0x${c.address.toString(16)}`;
-      const initialNop = NOPS.has(f.bytes);
+      const initialNop = isJumpLabelNop(f);
       if (initialNop !== (conv.initiallyEnabled === branch)) {
         errors.push(`${where}: \`${show(f)}\` does not match the key's initial state and the entry's branch bit`);
       }
@@ -168,8 +170,7 @@ export function flagTests(code: ObjectCode, flag: string): FlagTest[] {
       if (!t || t.section !== sym.section) continue;
       const insn = instructionAt(code, section, r.offset);
       if (!insn) continue;
-      // A PC-relative operand addresses S + A + (end of instruction - place of the relocation).
-      const address = /PC|PLT/.test(r.type) ? t.offset + insn.address + insn.length - r.offset : t.offset;
+      const address = operandTarget(code, insn, r)!.offset;
       if (address < sym.value || address >= sym.value + Math.max(sym.size, 1)) continue;
       const test = testFrom(list, list.indexOf(insn));
       if (test) out.push({ function: insn.function, address: insn.address, instructions: test.map(show), bytes: test.reduce((n, i) => n + i.length, 0) });
@@ -212,8 +213,8 @@ function bootWriter(code: ObjectCode, key: ObjSymbol): { function: string; enabl
   for (const [section, list] of code.instructions) {
     const relocIn = relocationsOf(code, section);
     for (const [n, i] of list.entries()) {
-      const callee = /^(call|jmp)/.test(i.mnemonic) ? relocIn(i)?.symbol : undefined;
-      const m = callee && /^static_key_(enable|disable)(?:_cpuslocked)?$/.exec(callee.replace(/[-+]0x[0-9a-f]+$/, ''));
+      const r = /^(call|jmp)/.test(i.mnemonic) ? relocIn(i) : undefined;
+      const m = r && /^static_key_(enable|disable)(?:_cpuslocked)?$/.exec(relocationSymbol(r));
       if (!m || !isInitcall(i.function)) continue;
       const passesKey = list.slice(Math.max(0, n - 6), n).some((a) => {
         const r = relocIn(a);
@@ -251,59 +252,6 @@ function testsAccountedFor(conv: KeyConversion, tests: FlagTest[], after: LabelS
     }
   }
   return errors;
-}
-
-/** The relocation inside an instruction (its operand), looked up by offset. */
-function relocationsOf(code: ObjectCode, section: string): (i: Instruction) => Relocation | undefined {
-  const at = new Map((code.relocations.get(section) ?? []).map((r) => [r.offset, r]));
-  return (i) => {
-    for (let o = i.address + 1; o < i.address + i.length; o++) if (at.has(o)) return at.get(o);
-    return undefined;
-  };
-}
-
-/** Per function present in the object (its parts together): the functions it calls or tail-calls. */
-function callGraph(code: ObjectCode): Map<string, Set<string>> {
-  const graph = new Map<string, Set<string>>();
-  for (const [section, list] of code.instructions) {
-    const relocIn = relocationsOf(code, section);
-    for (const i of list) {
-      const fn = baseFunction(i.function);
-      if (!graph.has(fn)) graph.set(fn, new Set());
-      if (!/^(call|jmp)/.test(i.mnemonic)) continue;
-      const named = /<([^>+]+)>$/.exec(i.operands)?.[1];
-      if (named && baseFunction(named) !== fn) graph.get(fn)!.add(baseFunction(named));
-      const r = relocIn(i);
-      if (r) graph.get(fn)!.add(baseFunction(r.symbol.replace(/[-+]0x[0-9a-f]+$/, '')));
-    }
-  }
-  return graph;
-}
-
-function jumpEntries(code: ObjectCode): { code: Target; key: Target }[] {
-  const entries = new Map<number, Map<number, Target | undefined>>();
-  for (const r of code.relocations.get('__jump_table') ?? []) {
-    const n = Math.floor(r.offset / JUMP_ENTRY_SIZE);
-    if (!entries.has(n)) entries.set(n, new Map());
-    entries.get(n)!.set(r.offset % JUMP_ENTRY_SIZE, relocationTarget(code, r));
-  }
-  const out: { code: Target; key: Target }[] = [];
-  for (const fields of entries.values()) {
-    const at = fields.get(0);
-    const key = fields.get(8);
-    if (at && key) out.push({ code: at, key });
-  }
-  return out;
-}
-
-function exactInstruction(code: ObjectCode, t: Target): Instruction | undefined {
-  const i = instructionAt(code, t.section, t.offset);
-  return i && i.address === t.offset ? i : undefined;
-}
-
-function show(i: Instruction): string {
-  const operands = i.operands.replace(/\s+#.*$/, '').replace(/\s*<[^>]*>$/, '');
-  return `${i.mnemonic}${operands ? ` ${operands}` : ''}`;
 }
 
 /** The flag → key conversions a patch makes: a removed flag declaration and an added DEFINE_STATIC_KEY_*() per .c file. */

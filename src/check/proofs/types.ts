@@ -1,0 +1,38 @@
+// What an object-code proof is to `kseries check`: the objects it needs around a patch, and what it proves.
+import type { ObjectCode } from '../../object-code/parse.js';
+
+/** One object file around a patch: its code before the patch and after it, as compiled and as it will run. */
+export interface ObjectAround {
+  before?: ObjectCode;
+  compiled?: ObjectCode;
+  /** After the build's own post-processing (objtool's jump-label pass), for provers that ask for it. */
+  final?: ObjectCode;
+  /** Why the object was not built after the patch. */
+  notBuilt?: string;
+}
+
+/** What a prover establishes in the object code of one patch. */
+export interface ObjectProof {
+  /** The prover's id. */
+  recipe: string;
+  object: string;
+  /** What is proven, in a few words. */
+  claim: string;
+  ok: boolean;
+  /** Why the proof fails; empty when ok. */
+  errors: string[];
+  /** One line per site, with its figures before → after. */
+  sites: string[];
+  /** The figures in one line (for a cover letter). */
+  summary: string;
+}
+
+/** An object-code proof that `kseries check` runs on every patch it builds. Pure: parsed objects in, proofs out. */
+export interface Prover {
+  id: string;
+  /** Objects (dir/file.o) whose code the proof of this patch needs; none when there is nothing to prove. */
+  objectsToProve(patch: string): string[];
+  /** Also read each object as it will run (`final`: a copy after objtool's jump-label pass). */
+  readsFinal?: boolean;
+  prove(patch: string, objects: Map<string, ObjectAround>): ObjectProof[];
+}

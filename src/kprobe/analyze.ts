@@ -1,0 +1,320 @@
+// Can a kprobe with only a post_handler on instruction I become a pre_handler on the instruction after it (N)?
+// Only when the two always run together: I passes control to nothing but N, and nothing but I passes control to N.
+// Pure: one parsed object in, a verdict with every reason per site out. When in doubt the verdict is unsafe.
+import { dataReferencesToCode, exceptionEntries, jumpEntries, alternatives, kprobeBlacklist, UNPROBED_SECTIONS, type Alternative } from '../object-code/kernel-sections.js';
+import type { Instruction, ObjectCode, ObjSymbol, Relocation } from '../object-code/parse.js';
+import { operandTarget, relocationSymbol, relocationTarget, type Target } from '../object-code/relocations.js';
+import { functionAt, functionsBySection } from '../object-code/symbols.js';
+import { directTarget, opcodeOf, ripTarget, show, transferOf, type Transfer } from '../object-code/x86.js';
+
+/** Why a site stays where it is; sites are counted under the first kind they have, in this order. */
+export const REASON_KINDS = [
+  'not-probeable', // kprobes refuse the function (NOKPROBE_SYMBOL, noinstr, entry code, __kprobes)
+  'control-transfer', // I jumps, calls, returns, traps or leaves to the system
+  'jump-label', // I is a jump label: a NOP the kernel patches into a jmp
+  'may-fault', // I has an __ex_table entry: a fault continues at its fixup, not at N
+  'alternative', // I or N lies in code that alternatives rewrite at boot
+  'no-next', // N is not an instruction of the same function
+  'branch-target', // a direct jump or call anywhere in the object lands on N
+  'table-target', // a jump table, computed-goto table or other data names N
+  'static-branch-target', // a jump label jumps to N when enabled
+  'fixup-target', // an exception fixup continues at N
+  'address-taken', // an instruction takes N's address (%rip-relative lea, absolute relocation)
+  'entry-point', // a symbol or an endbr64 marks N as a place code enters
+  'indirect-jump', // an indirect jump of the function whose targets no table in the object names
+  'next-not-probeable', // kprobes refuse a probe on N (static call site, BUG site)
+] as const;
+export type ReasonKind = (typeof REASON_KINDS)[number];
+
+export interface SiteVerdict {
+  object: string;
+  symbol: string;
+  offset: number;
+  /** The probed instruction as objdump prints it (a relocated call or jump names its symbol). */
+  insn: string;
+  /** The offset of the next instruction in the function (null when there is none or the site is an error). */
+  next_offset: number | null;
+  verdict: 'safe' | 'unsafe' | 'error';
+  reasons: string[];
+  /** The kind of each reason, in the same order (none for an error). */
+  kinds: ReasonKind[];
+}
+
+/** What reaches an address: `what` it is, and the instruction or entry (`by`) it belongs to, formatted on use. */
+interface Reached {
+  kind: ReasonKind;
+  what: string;
+  by?: Target;
+}
+
+interface Reason {
+  kind: ReasonKind;
+  text: string;
+}
+
+/** A code section with, per instruction, what it does with control and the relocation in its operand. */
+interface CodeSection {
+  name: string;
+  insns: Instruction[];
+  transfer: (Transfer | undefined)[];
+  reloc: (Relocation | undefined)[];
+}
+
+/** What a function is as a whole: kprobes may refuse it, and its indirect jumps may be unresolved. */
+interface FunctionFacts {
+  refused?: string;
+  /** An indirect jump of the function when no table of the object names code inside it. */
+  unresolvedJump?: { insn: Instruction; count: number };
+}
+
+/** Everything of one object that a site's verdict needs, indexed once: then each site is a few lookups. */
+export class ObjectAnalysis {
+  private readonly sections = new Map<string, CodeSection>();
+  /** Per code section and address: what reaches it other than falling through from the instruction before. */
+  private readonly reachedBy = new Map<string, Map<number, Reached[]>>();
+  /** Per code section: instructions with an __ex_table entry (→ fixup), jump labels, sites kprobes refuse. */
+  private readonly faults = new Map<string, Map<number, Target | undefined>>();
+  private readonly jumpLabels = new Map<string, Set<number>>();
+  private readonly unprobeable = new Map<string, Map<number, string>>();
+  private readonly altSites = new Map<string, Alternative[]>();
+  private readonly facts = new Map<ObjSymbol, FunctionFacts>();
+  private readonly byName = new Map<string, ObjSymbol>();
+
+  constructor(
+    readonly object: string,
+    private readonly code: ObjectCode,
+  ) {
+    for (const list of functionsBySection(code).values()) for (const f of list) if (!this.byName.has(f.name)) this.byName.set(f.name, f);
+    for (const [name, insns] of code.instructions) this.sections.set(name, classify(name, insns, code.relocations.get(name) ?? []));
+    const tabled = new Set<ObjSymbol>();
+    const indirect = new Map<ObjSymbol, Instruction[]>();
+    for (const s of this.sections.values()) this.readCode(s, indirect);
+    for (const ref of dataReferencesToCode(code, new Set(this.sections.keys()))) {
+      const table = /^\.(rodata|data)/.test(ref.from);
+      this.reach(ref.to, { kind: table ? 'table-target' : 'address-taken', what: `named by a relocation at ${ref.from}+0x${ref.offset.toString(16)}${table ? ' (a jump table, a computed-goto table or a pointer)' : ''}` });
+      const fn = functionAt(code, ref.to.section, ref.to.offset);
+      if (fn) tabled.add(fn);
+    }
+    for (const e of jumpEntries(code)) {
+      add(this.jumpLabels, e.code.section, e.code.offset);
+      if (e.target) this.reach(e.target, { kind: 'static-branch-target', what: 'the target of the jump label at', by: e.code });
+    }
+    for (const e of exceptionEntries(code)) {
+      mapOf(this.faults, e.insn.section).set(e.insn.offset, e.fixup);
+      if (e.fixup) this.reach(e.fixup, { kind: 'fixup-target', what: 'the exception fixup of', by: e.insn });
+    }
+    for (const a of alternatives(code)) {
+      if (!this.altSites.has(a.site.section)) this.altSites.set(a.site.section, []);
+      this.altSites.get(a.site.section)!.push(a);
+    }
+    for (const [section, what] of [['.static_call_sites', 'a static call site'], ['__bug_table', 'a BUG()/WARN() site']] as const) {
+      for (const r of code.relocations.get(section) ?? []) {
+        const t = relocationTarget(code, r);
+        if (t && this.sections.has(t.section)) mapOf(this.unprobeable, t.section).set(t.offset, what);
+      }
+    }
+    for (const s of code.symbols) {
+      if (s.kind === 'd' || s.kind === 'f' || !this.sections.has(s.section) || s.name.startsWith('__pfx_') || s.name.startsWith('__cfi_')) continue;
+      this.reach({ section: s.section, offset: s.value }, { kind: 'entry-point', what: `the address of the symbol ${s.name}` });
+    }
+    const blacklisted = new Set(kprobeBlacklist(code).map((t) => functionAt(code, t.section, t.offset)));
+    for (const fn of this.byName.values()) {
+      const f: FunctionFacts = {};
+      if (UNPROBED_SECTIONS.has(fn.section)) f.refused = `kprobes refuse probes in ${fn.section} (noinstr, entry or __kprobes code)`;
+      else if (blacklisted.has(fn)) f.refused = `${fn.name} is on the kprobe blacklist (NOKPROBE_SYMBOL)`;
+      const jumps = indirect.get(fn);
+      if (jumps && !tabled.has(fn)) f.unresolvedJump = { insn: jumps[0]!, count: jumps.length };
+      this.facts.set(fn, f);
+    }
+  }
+
+  /** Every function symbol with code, in section and address order. */
+  functions(): ObjSymbol[] {
+    return [...functionsBySection(this.code).values()].flat().filter((f) => this.sections.has(f.section));
+  }
+
+  /** Every instruction of a function as a site. */
+  allSites(symbol: string): SiteVerdict[] {
+    const fn = this.byName.get(symbol);
+    const s = fn && this.sections.get(fn.section);
+    if (!fn || !s) return [this.error(symbol, 0, `no function ${symbol} in ${this.object}`)];
+    const out: SiteVerdict[] = [];
+    for (let n = firstAt(s.insns, fn.value); n < s.insns.length && s.insns[n]!.address < fn.value + fn.size; n++) out.push(this.judge(fn, s, n));
+    return out;
+  }
+
+  site(symbol: string, offset: number): SiteVerdict {
+    const fn = this.byName.get(symbol);
+    const s = fn && this.sections.get(fn.section);
+    if (!fn || !s) return this.error(symbol, offset, `no function ${symbol} in ${this.object}`);
+    if (offset < 0 || offset >= fn.size) return this.error(symbol, offset, `${symbol}+0x${offset.toString(16)} is past the end of ${symbol} (${fn.size} bytes)`);
+    const at = fn.value + offset;
+    const n = firstAt(s.insns, at + 1) - 1;
+    const insn = s.insns[n];
+    if (!insn || at >= insn.address + insn.length) return this.error(symbol, offset, `${symbol}+0x${offset.toString(16)} holds no instruction`);
+    if (insn.address !== at) {
+      return this.error(symbol, offset, `${symbol}+0x${offset.toString(16)} is not an instruction boundary: it is inside \`${show(insn)}\` at ${symbol}+0x${(insn.address - fn.value).toString(16)}`);
+    }
+    return this.judge(fn, s, n);
+  }
+
+  /** The verdict on the n-th instruction of section `s`, which belongs to `fn`. */
+  private judge(fn: ObjSymbol, s: CodeSection, n: number): SiteVerdict {
+    const insn = s.insns[n]!;
+    const at = insn.address;
+    const next = at + insn.length;
+    const transfer = s.transfer[n];
+    const r = s.reloc[n];
+    const text = r && transfer && transfer !== 'cond-jump' && transfer !== 'trap' && transfer !== 'system' ? `${opcodeOf(insn).mnemonic} ${relocationSymbol(r)}` : insn.operands ? `${insn.mnemonic} ${insn.operands}` : insn.mnemonic;
+    const facts = this.facts.get(fn)!;
+    const reasons: Reason[] = [];
+    if (facts.refused) reasons.push({ kind: 'not-probeable', text: facts.refused });
+    if (transfer) reasons.push({ kind: 'control-transfer', text: `the probed instruction \`${text}\` ${TRANSFER_TEXT[transfer]}` });
+    if (this.jumpLabels.get(s.name)?.has(at)) reasons.push({ kind: 'jump-label', text: 'the probed instruction is a jump label: the kernel patches it between a NOP and a jmp' });
+    const faults = this.faults.get(s.name);
+    if (faults?.has(at)) {
+      const fixup = faults.get(at);
+      reasons.push({ kind: 'may-fault', text: `the probed instruction may fault: its __ex_table entry continues at ${fixup ? this.where(fixup) : 'a fixup'}, not at the next instruction` });
+    }
+    for (const a of this.altSites.get(s.name) ?? []) {
+      const end = a.site.offset + Math.max(a.length, 1);
+      if (at >= a.site.offset && at < end) reasons.push({ kind: 'alternative', text: `the probed instruction lies in an alternative at ${this.where(a.site)} (${a.length || '?'} bytes), rewritten at boot` });
+      else if (next >= a.site.offset && next < end) reasons.push({ kind: 'alternative', text: `the next instruction lies in an alternative at ${this.where(a.site)} (${a.length || '?'} bytes), rewritten at boot` });
+    }
+    if (next >= fn.value + fn.size) {
+      reasons.push({ kind: 'no-next', text: `the instruction after it would be at ${fn.name}+0x${(next - fn.value).toString(16)}, past the end of ${fn.name}` });
+      return this.verdict(fn, insn, text, null, reasons);
+    }
+    for (const x of this.reachedBy.get(s.name)?.get(next) ?? []) reasons.push({ kind: x.kind, text: `the next instruction is ${x.what}${x.by ? ` ${this.where(x.by)}` : ''}` });
+    const following = s.insns[n + 1];
+    if (following && following.mnemonic.startsWith('endbr')) reasons.push({ kind: 'entry-point', text: 'the next instruction is an endbr64: an indirect jump or call may land on it' });
+    if (facts.unresolvedJump) {
+      const { insn: j, count } = facts.unresolvedJump;
+      reasons.push({ kind: 'indirect-jump', text: `${fn.name} has an indirect jump (\`${show(j)}\` at ${fn.name}+0x${(j.address - fn.value).toString(16)}${count > 1 ? ` and ${count - 1} more` : ''}) whose targets no table of the object names: any of its instructions may be one` });
+    }
+    const refused = this.unprobeable.get(s.name)?.get(next) ?? (this.jumpLabels.get(s.name)?.has(next) ? 'a jump label' : undefined);
+    if (refused) reasons.push({ kind: 'next-not-probeable', text: `kprobes refuse a probe on the next instruction: it is ${refused}` });
+    return this.verdict(fn, insn, text, next - fn.value, reasons);
+  }
+
+  /** Branches, calls and taken addresses of one code section, and the indirect jumps of its functions. */
+  private readCode(s: CodeSection, indirect: Map<ObjSymbol, Instruction[]>): void {
+    for (const [n, i] of s.insns.entries()) {
+      const transfer = s.transfer[n];
+      const r = s.reloc[n];
+      if (transfer === 'jump' || transfer === 'cond-jump' || transfer === 'call') {
+        const own = r ? undefined : directTarget(i);
+        const t = r ? operandTarget(this.code, i, r) : own !== undefined ? { section: s.name, offset: own } : undefined;
+        if (t) this.reach(t, { kind: 'branch-target', what: `the target of \`${opcodeOf(i).mnemonic}\` at`, by: { section: s.name, offset: i.address } });
+        continue;
+      }
+      if (transfer === 'indirect-jump') {
+        const fn = functionAt(this.code, s.name, i.address);
+        if (fn) {
+          if (!indirect.has(fn)) indirect.set(fn, []);
+          indirect.get(fn)!.push(i);
+        }
+      }
+      if (transfer) continue;
+      // An operand that holds a code address: %rip-relative (resolved by the assembler, or relocated), or absolute.
+      let t: Target | undefined;
+      if (r) t = i.operands.includes('(%rip)') ? operandTarget(this.code, i, r) : relocationTarget(this.code, r);
+      else if (i.operands.includes('(%rip)')) {
+        const own = ripTarget(i);
+        if (own !== undefined) t = { section: s.name, offset: own };
+      }
+      if (t) this.reach(t, { kind: 'address-taken', what: `the address taken by \`${opcodeOf(i).mnemonic}\` at`, by: { section: s.name, offset: i.address } });
+    }
+  }
+
+  private reach(t: Target, reason: Reached): void {
+    if (!this.sections.has(t.section)) return;
+    const at = mapOf(this.reachedBy, t.section);
+    const list = at.get(t.offset);
+    if (list) list.push(reason);
+    else at.set(t.offset, [reason]);
+  }
+
+  /** `fn+0x1a` for a place in code, `section+0x1a` outside any function. */
+  private where(t: Target): string {
+    const fn = functionAt(this.code, t.section, t.offset);
+    return fn ? `${fn.name}+0x${(t.offset - fn.value).toString(16)}` : `${t.section}+0x${t.offset.toString(16)}`;
+  }
+
+  private verdict(fn: ObjSymbol, insn: Instruction, text: string, next: number | null, reasons: Reason[]): SiteVerdict {
+    const texts: string[] = [];
+    const kinds: ReasonKind[] = [];
+    for (const r of reasons) {
+      if (texts.includes(r.text)) continue;
+      texts.push(r.text);
+      kinds.push(r.kind);
+    }
+    return { object: this.object, symbol: fn.name, offset: insn.address - fn.value, insn: text, next_offset: next, verdict: texts.length ? 'unsafe' : 'safe', reasons: texts, kinds };
+  }
+
+  private error(symbol: string, offset: number, why: string): SiteVerdict {
+    return { object: this.object, symbol, offset, insn: '', next_offset: null, verdict: 'error', reasons: [why], kinds: [] };
+  }
+}
+
+/** Walk a section's instructions and its relocations (both in address order) together. */
+function classify(name: string, insns: Instruction[], relocations: Relocation[]): CodeSection {
+  const relocs = relocations.length > 1 && relocations.some((r, k) => k > 0 && r.offset < relocations[k - 1]!.offset) ? [...relocations].sort((a, b) => a.offset - b.offset) : relocations;
+  const reloc: (Relocation | undefined)[] = new Array(insns.length);
+  const transfer: (Transfer | undefined)[] = new Array(insns.length);
+  let k = 0;
+  for (let n = 0; n < insns.length; n++) {
+    const i = insns[n]!;
+    while (k < relocs.length && relocs[k]!.offset <= i.address) k++;
+    const r = k < relocs.length && relocs[k]!.offset < i.address + i.length ? relocs[k] : undefined;
+    reloc[n] = r;
+    transfer[n] = transferOf(i, r ? relocationSymbol(r) : undefined);
+  }
+  return { name, insns, transfer, reloc };
+}
+
+function firstAt(list: Instruction[], address: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]!.address < address) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function mapOf<V>(maps: Map<string, Map<number, V>>, section: string): Map<number, V> {
+  let m = maps.get(section);
+  if (!m) maps.set(section, (m = new Map()));
+  return m;
+}
+
+function add(sets: Map<string, Set<number>>, section: string, offset: number): void {
+  let s = sets.get(section);
+  if (!s) sets.set(section, (s = new Set()));
+  s.add(offset);
+}
+
+const TRANSFER_TEXT: Record<Transfer, string> = {
+  jump: 'is a jump',
+  'cond-jump': 'is a conditional jump',
+  call: 'is a call',
+  'indirect-jump': 'is an indirect jump',
+  'indirect-call': 'is an indirect call',
+  return: 'is a return',
+  trap: 'traps (int3, int, ud2, hlt)',
+  system: 'leaves to the system (syscall, iret, far transfer, hypervisor or enclave call)',
+};
+
+/** The primary reason of a verdict: the first of its kinds in REASON_KINDS order. */
+export function primaryReason(v: SiteVerdict): ReasonKind | undefined {
+  return REASON_KINDS.find((k) => v.kinds.includes(k));
+}
+
+/** `SYMBOL+OFFSET` (decimal or 0x hex; a bare SYMBOL is offset 0); undefined when it is not that. */
+export function parseSite(spec: string): { symbol: string; offset: number } | undefined {
+  const m = /^([A-Za-z_.$][\w.$]*)(?:\+(0x[0-9a-fA-F]+|\d+))?$/.exec(spec.trim());
+  if (!m) return undefined;
+  return { symbol: m[1]!, offset: m[2] ? Number(m[2]) : 0 };
+}
