@@ -165,7 +165,7 @@ export class ObjectAnalysis {
     const next = at + insn.length;
     const transfer = s.transfer[n];
     const r = s.reloc[n];
-    const text = r && transfer && transfer !== 'cond-jump' && transfer !== 'trap' && transfer !== 'system' ? `${opcodeOf(insn).mnemonic} ${relocationSymbol(r)}` : insn.operands ? `${insn.mnemonic} ${insn.operands}` : insn.mnemonic;
+    const text = this.describe(s.name, insn, transfer, r);
     const facts = this.facts.get(fn)!;
     const reasons: Reason[] = [];
     if (facts.refused) reasons.push({ kind: 'not-probeable', text: facts.refused });
@@ -176,15 +176,16 @@ export class ObjectAnalysis {
       const fixup = faults.get(at);
       reasons.push({ kind: 'may-fault', text: `the probed instruction may fault: its __ex_table entry continues at ${fixup ? this.where(fixup) : 'a fixup'}, not at the next instruction` });
     }
-    for (const a of this.altSites.get(s.name) ?? []) {
-      const end = a.site.offset + Math.max(a.length, 1);
-      if (at >= a.site.offset && at < end) reasons.push({ kind: 'alternative', text: `the probed instruction lies in an alternative at ${this.where(a.site)} (${a.length || '?'} bytes), rewritten at boot` });
-      else if (next >= a.site.offset && next < end) reasons.push({ kind: 'alternative', text: `the next instruction lies in an alternative at ${this.where(a.site)} (${a.length || '?'} bytes), rewritten at boot` });
-    }
+    const alts = this.altSites.get(s.name) ?? [];
+    const altAt = (address: number) => alts.find((a) => address >= a.site.offset && address < a.site.offset + Math.max(a.length, 1));
+    const altSite = altAt(at);
+    if (altSite) reasons.push({ kind: 'alternative', text: `the probed instruction lies in an alternative at ${this.where(altSite.site)} (${altSite.length || '?'} bytes), rewritten at boot` });
     if (next >= fn.value + fn.size) {
       reasons.push({ kind: 'no-next', text: `the instruction after it would be at ${fn.name}+0x${(next - fn.value).toString(16)}, past the end of ${fn.name}` });
       return this.verdict(fn, insn, text, null, reasons);
     }
+    const altNext = altAt(next);
+    if (altNext && altNext !== altSite) reasons.push({ kind: 'alternative', text: `the next instruction lies in an alternative at ${this.where(altNext.site)} (${altNext.length || '?'} bytes), rewritten at boot` });
     for (const x of this.reachedBy.get(s.name)?.get(next) ?? []) reasons.push({ kind: x.kind, text: `the next instruction is ${x.what}${x.by ? ` ${this.where(x.by)}` : ''}` });
     const following = s.insns[n + 1];
     if (following && following.mnemonic.startsWith('endbr')) reasons.push({ kind: 'entry-point', text: 'the next instruction is an endbr64: an indirect jump or call may land on it' });
@@ -195,6 +196,21 @@ export class ObjectAnalysis {
     const refused = this.unprobeable.get(s.name)?.get(next) ?? (this.jumpLabels.get(s.name)?.has(next) ? 'a jump label' : undefined);
     if (refused) reasons.push({ kind: 'next-not-probeable', text: `kprobes refuse a probe on the next instruction: it is ${refused}` });
     return this.verdict(fn, insn, text, next - fn.value, reasons);
+  }
+
+  /**
+   * The instruction as objdump prints it, but a direct jump or call names its target as function+offset and a
+   * relocated one names its symbol (objdump shows the unrelocated field, which points at the next instruction).
+   */
+  private describe(section: string, insn: Instruction, transfer: Transfer | undefined, r: Relocation | undefined): string {
+    const { mnemonic, operands } = opcodeOf(insn);
+    if (transfer === 'jump' || transfer === 'cond-jump' || transfer === 'call') {
+      const own = r ? undefined : directTarget(insn);
+      const t = r ? operandTarget(this.code, insn, r) : own !== undefined ? { section, offset: own } : undefined;
+      if (t) return `${mnemonic} ${this.where(t)}`;
+      if (r) return `${mnemonic} ${relocationSymbol(r)}`;
+    } else if (r && transfer && !operands.startsWith('*')) return `${mnemonic} ${relocationSymbol(r)}`;
+    return insn.operands ? `${insn.mnemonic} ${insn.operands}` : insn.mnemonic;
   }
 
   /** Branches, calls and taken addresses of one code section, and the indirect jumps of its functions. */
