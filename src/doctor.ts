@@ -22,6 +22,8 @@ const PROGRAMS: [program: string, pkg: string, why: string][] = [
   ['readelf', 'binutils', 'object-code proofs'],
   ['tar', 'tar', 'unpacking the Debian kernel source'],
   ['xz', 'xz-utils', 'unpacking the Debian kernel source'],
+  ['python3', 'python3', 'KUnit (tools/testing/kunit/kunit.py)'],
+  ['qemu-system-x86_64', 'qemu-system-x86', 'KUnit and boot tests under QEMU'],
 ];
 
 const HEADERS: [file: string, pkg: string, why: string][] = [

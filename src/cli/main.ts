@@ -79,7 +79,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
         .option('v', { alias: 'series-version', type: 'number', describe: 'version (default: newest)' })
         .option('out', { type: 'string', describe: 'output folder (default ./out)' })
-        .option('rfc', { type: 'boolean', default: false, describe: 'subjects [RFC PATCH ...]' })
+        .option('rfc', { type: 'boolean', describe: 'subjects [RFC PATCH ...] (default: as the recipe says; --no-rfc)' })
         .option('subject-prefix', { type: 'string', describe: 'instead of PATCH, e.g. "PATCH net-next"' })
         .option('notes', { type: 'string', coerce: asList, describe: 'a change since the previous version (repeat)' })
         .option('force', { type: 'boolean', default: false, describe: 'emit even though the last kseries check failed' })
@@ -91,7 +91,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           series: a.series as string | undefined,
           version: a.v as number | undefined,
           out: a.out as string | undefined,
-          rfc: a.rfc === true,
+          rfc: a.rfc as boolean | undefined,
           subjectPrefix: a['subject-prefix'] as string | undefined,
           notes: (a.notes as string[]) ?? [],
           to: (a.to as string[]) ?? [],

@@ -74,7 +74,7 @@ export interface EmitArgs {
   series?: string;
   version?: number;
   out?: string;
-  rfc: boolean;
+  rfc?: boolean;
   subjectPrefix?: string;
   notes: string[];
   to: string[];

@@ -9,7 +9,7 @@ export const DIFF_FUZZ = 2;
 
 export type RenderedEdit =
   | { kind: 'diff'; source: string; diff: string }
-  | { kind: 'insert'; source: string; file: string; anchor: string; regex: boolean; position: 'before' | 'after' | 'replace'; text: string }
+  | { kind: 'insert'; source: string; file: string; anchor: string; regex: boolean; position: 'before' | 'after' | 'replace'; text: string; within?: string }
   | { kind: 'new-file'; source: string; file: string; text: string }
   | { kind: 'replace-file'; source: string; file: string; text: string };
 
@@ -78,20 +78,35 @@ async function applyInsert(files: FileOverlay, edit: Extract<RenderedEdit, { kin
   const text = await files.read(file);
   if (text === undefined) throw new ApplyError(`${edit.source}: ${file} does not exist in the tree`, 'check the file parameter');
   const lines = text.split('\n');
-  const matcher = edit.regex ? new RegExp(edit.anchor) : undefined;
-  const hits = lines.flatMap((l, i) => ((matcher ? matcher.test(l) : l.includes(edit.anchor)) ? [i] : []));
-  if (hits.length !== 1) {
-    throw new ApplyError(
-      `${edit.source}: anchor ${JSON.stringify(edit.anchor)} matches ${hits.length} lines of ${file}` +
-        (hits.length > 1 ? ` (lines ${hits.slice(0, 5).map((h) => h + 1).join(', ')})` : ''),
-      'an anchor must match exactly one line; make it more specific',
-    );
+  const matches = (pattern: string, regex: boolean) => {
+    const re = regex ? new RegExp(pattern) : undefined;
+    return (l: string) => (re ? re.test(l) : l.includes(pattern));
+  };
+  // `within` names the first line of a top-level block (a function); the anchor is looked for up to its closing brace.
+  let [from, to] = [0, lines.length];
+  if (edit.within !== undefined) {
+    const starts = lines.flatMap((l, i) => (matches(edit.within!, edit.regex)(l) ? [i] : []));
+    if (starts.length !== 1) throw anchorError(edit, file, `block ${JSON.stringify(edit.within)}`, starts);
+    from = starts[0]!;
+    const end = lines.findIndex((l, i) => i > from && l.startsWith('}'));
+    to = end < 0 ? lines.length : end + 1;
   }
+  const isAnchor = matches(edit.anchor, edit.regex);
+  const hits: number[] = [];
+  for (let i = from; i < to; i++) if (isAnchor(lines[i]!)) hits.push(i);
+  if (hits.length !== 1) throw anchorError(edit, file, `anchor ${JSON.stringify(edit.anchor)}${edit.within !== undefined ? ` in that block` : ''}`, hits);
   const at = hits[0]!;
   const fragment = edit.text.replace(/\n$/, '').split('\n');
   const start = edit.position === 'after' ? at + 1 : at;
   lines.splice(start, edit.position === 'replace' ? 1 : 0, ...fragment);
   await files.write(file, lines.join('\n'));
+}
+
+function anchorError(edit: { source: string }, file: string, what: string, hits: number[]): ApplyError {
+  return new ApplyError(
+    `${edit.source}: ${what} matches ${hits.length} lines of ${file}` + (hits.length > 1 ? ` (lines ${hits.slice(0, 5).map((h) => h + 1).join(', ')})` : ''),
+    hits.length === 0 ? `the tree's ${file} differs from the code this recipe was written for` : 'an anchor must match exactly one line; make it more specific',
+  );
 }
 
 function diffPath(name: string | undefined): string | undefined {

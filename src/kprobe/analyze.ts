@@ -4,7 +4,7 @@
 import { dataReferencesToCode, exceptionEntries, jumpEntries, alternatives, kprobeBlacklist, UNPROBED_SECTIONS, type Alternative } from '../object-code/kernel-sections.js';
 import type { Instruction, ObjectCode, ObjSymbol, Relocation } from '../object-code/parse.js';
 import { operandTarget, relocationSymbol, relocationTarget, type Target } from '../object-code/relocations.js';
-import { functionAt, functionsBySection } from '../object-code/symbols.js';
+import { baseFunction, functionAt, functionsBySection } from '../object-code/symbols.js';
 import { directTarget, opcodeOf, ripTarget, show, transferOf, type Transfer } from '../object-code/x86.js';
 
 /** Why a site stays where it is; sites are counted under the first kind they have, in this order. */
@@ -65,6 +65,10 @@ interface FunctionFacts {
   refused?: string;
   /** An indirect jump of the function when no table of the object names code inside it. */
   unresolvedJump?: { insn: Instruction; count: number };
+  /** What the x86 rule of the kprobe-post series refuses a whole function for. */
+  anyIndirectJump: boolean;
+  anyExTable: boolean;
+  anyJumpLabel: boolean;
 }
 
 /** Everything of one object that a site's verdict needs, indexed once: then each site is a few lookups. */
@@ -118,8 +122,15 @@ export class ObjectAnalysis {
       this.reach({ section: s.section, offset: s.value }, { kind: 'entry-point', what: `the address of the symbol ${s.name}` });
     }
     const blacklisted = new Set(kprobeBlacklist(code).map((t) => functionAt(code, t.section, t.offset)));
+    const holders = (places: Iterable<[string, Iterable<number>]>) => {
+      const out = new Set<ObjSymbol | undefined>();
+      for (const [section, offsets] of places) for (const o of offsets) out.add(functionAt(code, section, o));
+      return out;
+    };
+    const withExTable = holders([...this.faults].map(([s, m]) => [s, m.keys()]));
+    const withJumpLabel = holders(this.jumpLabels);
     for (const fn of this.byName.values()) {
-      const f: FunctionFacts = {};
+      const f: FunctionFacts = { anyIndirectJump: indirect.has(fn), anyExTable: withExTable.has(fn), anyJumpLabel: withJumpLabel.has(fn) };
       if (UNPROBED_SECTIONS.has(fn.section)) f.refused = `kprobes refuse probes in ${fn.section} (noinstr, entry or __kprobes code)`;
       else if (blacklisted.has(fn)) f.refused = `${fn.name} is on the kprobe blacklist (NOKPROBE_SYMBOL)`;
       const jumps = indirect.get(fn);
@@ -213,6 +224,32 @@ export class ObjectAnalysis {
     return insn.operands ? `${insn.mnemonic} ${insn.operands}` : insn.mnemonic;
   }
 
+  /**
+   * What the x86 rule of the kprobe-post series (arch_kprobe_next_insn() and the checks of register_kprobe()) does
+   * with a post_handler probe on this site: it decodes only the function and its .cold part, as the code runs after
+   * boot, and refuses a whole function that holds an indirect jump, a jump label or an exception table entry.
+   * A model of that C code for the census; the verdicts of site() are what the object code proves.
+   */
+  x86Rule(symbol: string, offset: number): 'move' | 'stay' {
+    const fn = this.byName.get(symbol);
+    const s = fn && this.sections.get(fn.section);
+    if (!fn || !s) return 'stay';
+    const n = firstAt(s.insns, fn.value + offset);
+    const insn = s.insns[n];
+    if (!insn || insn.address !== fn.value + offset) return 'stay';
+    const f = this.facts.get(fn)!;
+    if (f.refused || f.anyIndirectJump || f.anyExTable || f.anyJumpLabel) return 'stay';
+    if (s.transfer[n] || GROUP7.has(opcodeOf(insn).mnemonic)) return 'stay';
+    const next = insn.address + insn.length;
+    const following = s.insns[n + 1];
+    if (next >= fn.value + fn.size || !following || following.mnemonic.startsWith('endbr')) return 'stay';
+    if (this.unprobeable.get(s.name)?.has(next) || this.jumpLabels.get(s.name)?.has(next)) return 'stay';
+    // The function itself (under any of its names) or its .cold part jumps there: the rule decodes those.
+    const own = (g: ObjSymbol | undefined) => !!g && ((g.section === fn.section && g.value === fn.value) || baseFunction(g.name) === baseFunction(fn.name));
+    const reached = this.reachedBy.get(s.name)?.get(next) ?? [];
+    return reached.some((r) => r.kind === 'branch-target' && r.by && own(functionAt(this.code, r.by.section, r.by.offset))) ? 'stay' : 'move';
+  }
+
   /** Branches, calls and taken addresses of one code section, and the indirect jumps of its functions. */
   private readCode(s: CodeSection, indirect: Map<ObjSymbol, Instruction[]>): void {
     for (const [n, i] of s.insns.entries()) {
@@ -221,7 +258,9 @@ export class ObjectAnalysis {
       if (transfer === 'jump' || transfer === 'cond-jump' || transfer === 'call') {
         const own = r ? undefined : directTarget(i);
         const t = r ? operandTarget(this.code, i, r) : own !== undefined ? { section: s.name, offset: own } : undefined;
-        if (t) this.reach(t, { kind: 'branch-target', what: `the target of \`${opcodeOf(i).mnemonic}\` at`, by: { section: s.name, offset: i.address } });
+        // An alternative's replacement (and static_cpu_has()'s slow path) jumps back into the code it patches.
+        const patched = ALTERNATIVE_CODE.has(s.name);
+        if (t) this.reach(t, { kind: patched ? 'alternative' : 'branch-target', what: `the target of \`${opcodeOf(i).mnemonic}\`${patched ? ' in code alternatives patch in at boot,' : ''} at`, by: { section: s.name, offset: i.address } });
         continue;
       }
       if (transfer === 'indirect-jump') {
@@ -311,6 +350,17 @@ function add(sets: Map<string, Set<number>>, section: string, offset: number): v
   if (!s) sets.set(section, (s = new Set()));
   s.add(offset);
 }
+
+/** Code that alternatives copy over the original instructions at boot, or branch to from them. */
+const ALTERNATIVE_CODE = new Set(['.altinstr_replacement', '.altinstr_aux']);
+
+/** 0f 01 (Grp7) instructions, which the x86 rule refuses as a group (VMCALL and the like are among them). */
+const GROUP7 = new Set([
+  'sgdt', 'sidt', 'lgdt', 'lidt', 'smsw', 'lmsw', 'invlpg', 'swapgs', 'rdtscp', 'vmcall', 'vmlaunch', 'vmresume', 'vmxoff', 'monitor', 'mwait',
+  'clac', 'stac', 'encls', 'enclu', 'enclv', 'xgetbv', 'xsetbv', 'vmfunc', 'xend', 'xtest', 'rdpkru', 'wrpkru', 'vmrun', 'vmmcall', 'vmload', 'vmsave',
+  'stgi', 'clgi', 'skinit', 'invlpga', 'clzero', 'monitorx', 'mwaitx', 'serialize', 'xsusldtrk', 'xresldtrk', 'uiret', 'testui', 'clui', 'stui',
+  'tdcall', 'seamcall', 'seamret', 'seamops', 'wrmsrns', 'rdpru', 'invlpgb', 'tlbsync', 'pconfig', 'psmash', 'pvalidate', 'rmpadjust', 'rmpupdate', 'rdmsrlist', 'wrmsrlist', 'erets', 'eretu', 'lkgs',
+]);
 
 const TRANSFER_TEXT: Record<Transfer, string> = {
   jump: 'is a jump',

@@ -70,7 +70,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   try {
     const args = ['format-patch', '-q', '-o', staging, `--base=${rec.base}`, '--no-thread', '--stat=72'];
     args.push(`--subject-prefix=${opts.subjectPrefix ?? 'PATCH'}`);
-    if (opts.rfc) args.push('--rfc');
+    if (opts.rfc ?? rec.rfc) args.push('--rfc');
     if (rec.version > 1) args.push(`-v${rec.version}`);
     if (count > 1) args.push('--cover-letter');
     if (previous) args.push(`--range-diff=${previous.base}..${previous.tip}`);

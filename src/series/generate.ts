@@ -114,6 +114,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
       tip,
       cover: plan.cover,
       createdAt: new Date().toISOString(),
+      ...(plan.rfc ? { rfc: true } : {}),
     });
     await gitRaw(tree.root, ['branch', branchName(plan.name, version), tip]);
     return { name: plan.name, version, branch: branchName(plan.name, version), base, commits, unchanged: false, plan };

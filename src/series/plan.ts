@@ -23,6 +23,8 @@ export interface SeriesPlan {
   patches: PlannedPatch[];
   /** What the recipe code's prepare() gave (plans made by hand, as the benches do, have none). */
   prepared?: TemplateVars;
+  /** Emitted as [RFC PATCH ...] by default. */
+  rfc?: boolean;
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
@@ -96,6 +98,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     },
     patches,
     prepared,
+    rfc: manifest.rfc,
   };
 }
 
@@ -132,6 +135,7 @@ async function renderEdit(
         regex: edit.regex,
         position: edit.position,
         text: templates.file(edit.template)(vars),
+        within: edit.within,
       };
     case 'transform': {
       const transform = recipe.code?.transform;

@@ -18,6 +18,8 @@ export interface SeriesRecord {
   createdAt: string;
   /** What changed since the previous version (from emit --notes), one line per change. */
   notes?: string[];
+  /** The recipe asks for [RFC PATCH ...] subjects. */
+  rfc?: boolean;
 }
 
 export function branchName(name: string, version: number): string {

@@ -39,31 +39,33 @@ function lockedError(lock: string, pid?: number): LockedError {
 
 /**
  * The worktree kseries commits in, checked out (detached, clean) at `commit`. Whatever an interrupted run left in it
- * is thrown away here: it only ever holds kseries' own uncommitted work.
+ * is thrown away here: it only ever holds kseries' own uncommitted work. Other names are worktrees kept for one job
+ * each (the KUnit builds of a base and of a series), so that a build directory sees only the files that changed.
  */
-export async function worktreeAt(tree: KernelTree, commit: string): Promise<string> {
-  const dir = path.join(kseriesDir(tree), 'worktree');
+export async function worktreeAt(tree: KernelTree, commit: string, name = 'worktree'): Promise<string> {
+  const dir = path.join(kseriesDir(tree), name);
+  const marker = dirtyMarker(tree, name);
   const registered = (await gitRaw(tree.root, ['worktree', 'list', '--porcelain'])).split('\n').includes(`worktree ${dir}`);
   if (!registered || !fs.existsSync(path.join(dir, '.git'))) {
     fs.rmSync(dir, { recursive: true, force: true });
     await gitRaw(tree.root, ['worktree', 'prune']);
     await gitRaw(tree.root, ['worktree', 'add', '--detach', '--force', dir, commit]);
-    fs.rmSync(dirtyMarker(tree), { force: true });
+    fs.rmSync(marker, { force: true });
     return dir;
   }
-  if (fs.existsSync(dirtyMarker(tree))) {
+  if (fs.existsSync(marker)) {
     await gitTry(dir, ['am', '--abort']);
     await gitRaw(dir, ['reset', '-q', '--hard']);
     await gitRaw(dir, ['clean', '-q', '-fd']);
-    fs.rmSync(dirtyMarker(tree));
+    fs.rmSync(marker);
   }
   await gitRaw(dir, ['checkout', '-q', '-f', '--detach', commit]);
   return dir;
 }
 
-/** Present while kseries writes files into its worktree; a run that finds it knows the last one was interrupted. */
-function dirtyMarker(tree: KernelTree): string {
-  return path.join(kseriesDir(tree), 'worktree-dirty');
+/** Present while kseries writes files into a worktree; a run that finds it knows the last one was interrupted. */
+function dirtyMarker(tree: KernelTree, name = 'worktree'): string {
+  return path.join(kseriesDir(tree), `${name}-dirty`);
 }
 
 /** Write into the worktree: marked, so that an interruption is cleaned up (reset and clean) by the next run. */

@@ -7,8 +7,11 @@ import { PARAM_TYPES, type ParamSpec } from './params.js';
 export type EditSpec = (
   /** A rendered unified diff, applied with context tolerance. */
   | { kind: 'diff'; template: string }
-  /** A rendered fragment placed before/after an anchor line, or replacing it. */
-  | { kind: 'insert'; file: string; anchor: string; regex: boolean; position: 'before' | 'after' | 'replace'; template: string }
+  /**
+   * A rendered fragment placed before/after an anchor line, or replacing it; with `within`, the anchor is looked for
+   * only in the top-level block (a function) whose first line that names, up to its closing brace.
+   */
+  | { kind: 'insert'; file: string; anchor: string; regex: boolean; position: 'before' | 'after' | 'replace'; template: string; within?: string }
   /** A rendered new file. */
   | { kind: 'new-file'; file: string; template: string }
   /** The recipe code's transform of a file. */
@@ -39,6 +42,17 @@ export interface Manifest {
   params: Record<string, ParamSpec>;
   cover: { subject: string; template: string };
   patches: PatchSpec[];
+  /** The series is a request for comments: emitted as [RFC PATCH ...] unless emit says otherwise. */
+  rfc: boolean;
+  /** KUnit tests `kseries check` runs on the base and on the series (and generate on its draft). */
+  kunit?: KunitSpec;
+}
+
+export interface KunitSpec {
+  /** Lines of the .kunitconfig (`CONFIG_X=y`). */
+  config: string[];
+  /** Also count, over every object of the series' KUnit kernel, the sites where a post_handler probe would move. */
+  kprobeCensus: boolean;
 }
 
 export function readManifest(dir: string): Manifest {
@@ -78,7 +92,17 @@ export function readManifest(dir: string): Manifest {
     params,
     cover: { subject: str(cover.subject, where('cover.subject')), template: str(cover.template, where('cover.template')) },
     patches: patchList.map((p, i) => readPatch(p, where(`patches[${i}]`))),
+    rfc: m.rfc === true,
+    kunit: m.kunit === undefined ? undefined : readKunit(m.kunit, where('kunit')),
   };
+}
+
+function readKunit(raw: unknown, where: string): KunitSpec {
+  const k = object(raw, where);
+  if (!Array.isArray(k.config) || k.config.length === 0 || !k.config.every((c) => typeof c === 'string' && /^CONFIG_\w+=\S+$/.test(c))) {
+    throw new RecipeError(`${where}.config: must be a non-empty list of CONFIG_X=value lines`, 'e.g. ["CONFIG_KUNIT=y", "CONFIG_KPROBES=y"]');
+  }
+  return { config: k.config as string[], kprobeCensus: k.kprobeCensus === true };
 }
 
 function readPatch(raw: unknown, where: string): PatchSpec {
@@ -119,6 +143,7 @@ function readEditKind(e: Record<string, unknown>, where: string): EditSpec {
         regex: e.regex === true,
         position,
         template: str(e.template, `${where}.template`),
+        ...(e.within === undefined ? {} : { within: str(e.within, `${where}.within`) }),
       };
     }
     default:

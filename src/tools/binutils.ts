@@ -43,3 +43,13 @@ export async function readObjectAsRun(file: string, objtool: string | undefined)
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The member objects of a (thin) archive such as a kernel build's vmlinux.a, as paths relative to its folder. */
+export async function archiveMembers(archive: string): Promise<string[]> {
+  const dir = path.dirname(archive);
+  const out = await run('ar', ['t', archive], { cwd: dir });
+  return out.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((m) => (path.isAbsolute(m) ? path.relative(dir, m) : m));
+}

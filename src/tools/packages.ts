@@ -12,6 +12,8 @@ const PACKAGES: Record<string, string> = {
   bc: 'bc',
   tar: 'tar',
   xz: 'xz-utils',
+  python3: 'python3',
+  'qemu-system-x86_64': 'qemu-system-x86',
 };
 
 export function packageFor(program: string): string {

@@ -12,6 +12,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Exit codes that are results, not failures (default: only 0). */
   okCodes?: number[];
+  /** Kill the program (SIGKILL) after this many milliseconds; it then exits with code 137. */
+  timeoutMs?: number;
 }
 
 export interface RunResult {
@@ -50,6 +52,7 @@ export function runBytes(program: string, args: readonly string[], opts: RunOpti
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e: NodeJS.ErrnoException) => {
@@ -59,7 +62,8 @@ export function runBytes(program: string, args: readonly string[], opts: RunOpti
       } else reject(e);
     });
     child.on('close', (code, signal) => {
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
+      if (timer) clearTimeout(timer);
+      resolve({ code: code ?? (signal === 'SIGKILL' ? 137 : signal ? 128 : 1), stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
     });
     child.stdin.on('error', () => {
       /* the program may exit before reading its input; its exit code tells */

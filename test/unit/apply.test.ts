@@ -66,6 +66,19 @@ test('an anchor must match exactly one line', async () => {
   await expect(applyEdit(overlay(), e('a'))).rejects.toThrow(/matches 3 lines of lib\/a\.c \(lines 1, 3, 4\)|matches \d+ lines/);
 });
 
+test('within names the block (a function) where the anchor is looked for, up to its closing brace', async () => {
+  const text = ['int a(void)', '{', 'out:', '\treturn 0;', '}', '', 'int b(void)', '{', 'out:', '\treturn 1;', '}', ''].join('\n');
+  const files = new FileOverlay(async (f) => (f === 'lib/c.c' ? text : undefined));
+  type Insert = Extract<RenderedEdit, { kind: 'insert' }>;
+  const e = (within: string): Insert => ({ kind: 'insert', source: 's', file: 'lib/c.c', anchor: '^out:$', regex: true, position: 'after', text: '\tx();', within });
+  await expect(applyEdit(files, { ...e('^int b'), within: undefined })).rejects.toThrow(/anchor "\^out:\$" matches 2 lines of lib\/c\.c \(lines 3, 9\)/);
+  await applyEdit(files, e('^int b\\(void\\)$'));
+  expect((await files.read('lib/c.c'))!.split('\n').slice(6, 11)).toEqual(['int b(void)', '{', 'out:', '\tx();', '\treturn 1;']);
+  await expect(applyEdit(files, e('^int c'))).rejects.toThrow(/block "\^int c" matches 0 lines of lib\/c\.c/);
+  const missing = applyEdit(files, { ...e('^int a'), anchor: '^err:$' }).catch((x: ApplyError) => `${x.message} / ${x.hint}`);
+  await expect(missing).resolves.toMatch(/anchor "\^err:\$" in that block matches 0 lines of lib\/c\.c \/ the tree's lib\/c\.c differs from the code this recipe was written for/);
+});
+
 test('new files get a final newline and must not exist', async () => {
   const files = overlay();
   await applyEdit(files, { kind: 'new-file', source: 's', file: 'lib/b.c', text: 'x' });

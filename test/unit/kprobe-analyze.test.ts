@@ -80,7 +80,7 @@ const CASES: [string, string, 'safe' | 'unsafe' | 'error', ReasonKind[]][] = [
   ['kernel-tables', 'k_alt_site+0', 'unsafe', ['alternative']],
   ['kernel-tables', 'k_alt_site+4', 'safe', []],
   ['kernel-tables', 'k_alt_next+0', 'unsafe', ['alternative']],
-  ['kernel-tables', 'k_alt_jump+0', 'unsafe', ['branch-target']],
+  ['kernel-tables', 'k_alt_jump+0', 'unsafe', ['alternative']],
   ['kernel-tables', 'k_static_call+0', 'unsafe', ['next-not-probeable']],
   ['kernel-tables', 'k_bug+0', 'unsafe', ['next-not-probeable']],
   ['kernel-tables', 'k_nokprobe+0', 'unsafe', ['not-probeable']],
