@@ -17,5 +17,6 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; second
 
 export function formatResult(r: BenchResult): string {
   const ratio = r.ours / r.peer;
-  return `${r.name}: kseries ${r.ours.toFixed(2)} s, ${r.peerName} ${r.peer.toFixed(2)} s, ratio ${ratio.toFixed(2)}× (target ${r.target}: ${r.ok ? 'met' : 'NOT met'})`;
+  const s = (x: number) => x.toFixed(x < 1 ? 3 : 2);
+  return `${r.name}: kseries ${s(r.ours)} s, ${r.peerName} ${s(r.peer)} s, ratio ${ratio.toFixed(2)}× (target ${r.target}: ${r.ok ? 'met' : 'NOT met'})`;
 }

@@ -17,7 +17,9 @@ import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
 import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import { patchFailed, patchHasFindings, type BuildReport, type CheckReport, type PatchReport } from './report.js';
+import { kunitEvidence } from './kunit.js';
 import { checkMessage, checkRecipients, checkSeries, type Problem } from './rules.js';
+import type { KunitSpec } from '../templates/manifest.js';
 
 export interface CheckOptions extends BuildOptions {
   tree: KernelTree;
@@ -33,6 +35,10 @@ export interface CheckOptions extends BuildOptions {
   strict: boolean;
   /** Progress: one call per patch and step. */
   onStep?: (index: number, step: 'build' | 'checkpatch' | 'rules', state: 'start' | 'done', detail?: string) => void;
+  /** Run these KUnit tests on the base and on the tip (after the per-patch builds). */
+  kunit?: KunitSpec;
+  /** Progress of the steps that concern the whole range (KUnit). */
+  log?: (line: string) => void;
 }
 
 /** Dependents of a changed header built by default. */
@@ -81,14 +87,16 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     patches.push({ index: i + 1, commit: c.sha, subject: c.subject, applied: true, build: build[i]!, proofs: proofs[i]!, checkpatch: checkpatch[i]!, problems });
   }
   const seriesProblems = checkSeries(commits.map((c) => c.subject), commits.length > 1 ? opts.cover : undefined);
-  const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error');
+  const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log }) : undefined;
+  const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || (kunit !== undefined && !kunit.ok);
   return {
     series: { name: opts.series?.name ?? null, version: opts.series?.version ?? null, base: opts.base, tip: opts.tip, patches: commits.length },
     config: opts.config,
     compiler,
     patches,
     problems: seriesProblems,
-    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 ? 'findings' : 'clean',
+    ...(kunit ? { kunit } : {}),
+    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || (kunit !== undefined && !kunit.ok) ? 'findings' : 'clean',
     failed,
   };
 }

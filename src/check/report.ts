@@ -1,6 +1,7 @@
 // What `kseries check` finds, in DESIGN's review contract (`patches`), plus series-level problems.
 import type { ObjectProof } from './proofs/types.js';
 import type { CheckpatchResult } from '../tools/kernel-scripts.js';
+import type { KunitReport } from './kunit.js';
 import type { Problem } from './rules.js';
 
 export interface BuildReport {
@@ -34,6 +35,8 @@ export interface CheckReport {
   patches: PatchReport[];
   /** Problems of the series as a whole (cover letter, length, repeated subjects). */
   problems: Problem[];
+  /** KUnit on the base and on the series, when the recipe or --kunit asks for it. */
+  kunit?: KunitReport;
   verdict: 'clean' | 'findings';
   /** True when something fails the check: a build failure, a checkpatch ERROR or an error-level problem. */
   failed: boolean;
@@ -71,6 +74,24 @@ export function formatReport(r: CheckReport): string {
     for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
+  if (r.kunit) out.push('', ...formatKunit(r.kunit));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);
   return out.join('\n');
+}
+
+/** KUnit on the base and the series, the accelerator and why, and the census of the series' test kernel. */
+export function formatKunit(k: KunitReport): string[] {
+  const run = (what: string, x: KunitReport['base']) =>
+    `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s, run ${x.runSeconds} s)`;
+  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}):`, run('base', k.base), run('series', k.series)];
+  if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
+  for (const p of k.problems) out.push(`  error: ${p}`);
+  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? [])].slice(-10)) out.push(`    | ${l}`);
+  const c = k.census;
+  if (c) {
+    out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions of ${c.objects} objects (${c.seconds} s):`);
+    out.push(`    a post_handler probe may move on ${c.move}, stays on ${c.stay}: ${Object.entries(c.stayBy).sort((a, b) => b[1]! - a[1]!).map(([r, n]) => `${r} ${n}`).join(', ')}`);
+    out.push(`    the series' x86 rule moves ${c.x86.move}; of those the object code keeps ${c.x86.disagree}: ${Object.entries(c.x86.disagreeBy).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
+  }
+  return out;
 }

@@ -132,6 +132,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('strict', { type: 'boolean', default: false, describe: 'checkpatch --strict' })
         .option('build', { type: 'boolean', default: true, describe: 'build each patch (--no-build to skip)' })
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
+        .option('kunit', { type: 'string', describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
+        .example('$0 check kprobe-post', 'per-patch builds, then KUnit on the base and the series under QEMU')
+        .example('$0 check --range v6.12.117..my-branch --kunit lib/kunit/.kunitconfig', '')
         .example('$0 check static-key-cgroup_memory_nobpf', '')
         .example('$0 check --range v6.12.117..my-branch --strict', ''),
       run(async (g, a) =>
@@ -145,6 +148,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           strict: a.strict === true,
           build: a.build !== false,
           distcc: a.distcc === true,
+          kunit: a.kunit === false ? false : (a.kunit as string | undefined),
         }),
       ),
     )

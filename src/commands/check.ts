@@ -9,6 +9,8 @@ import { UsageError } from '../errors.js';
 import { loadSeries } from '../series/store.js';
 import { gitRaw } from '../tools/git.js';
 import { commitOf, openTree } from '../tree/tree.js';
+import { loadRecipe, recipeDirs } from '../recipes/load.js';
+import type { KunitSpec } from '../templates/manifest.js';
 import { liveView, lineView } from './check-view.js';
 import { printJson, processErr, type GlobalOptions, type Io } from './io.js';
 
@@ -22,6 +24,8 @@ export interface CheckArgs {
   strict: boolean;
   build: boolean;
   distcc: boolean;
+  /** A .kunitconfig to run on the base and the tip; false: none, even when the series' recipe asks. */
+  kunit?: string | false;
 }
 
 export const REPORT_FILE = 'report.json';
@@ -34,6 +38,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
   let series: { name: string; version: number } | undefined;
   let cover: { subject: string; body: string } | undefined;
   let dir: string | undefined;
+  let recipe: string | undefined;
   if (a.range) {
     const m = /^(.+?)\.\.(.+)$/.exec(a.range);
     const [b, t] = m ? [await commitOf(tree, m[1]!), await commitOf(tree, m[2]!)] : [];
@@ -41,7 +46,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     [base, tip] = [b, t];
   } else {
     const rec = await loadSeries(tree, a.series, a.version);
-    [base, tip, series, cover] = [rec.base, rec.tip, { name: rec.name, version: rec.version }, rec.cover];
+    [base, tip, series, cover, recipe] = [rec.base, rec.tip, { name: rec.name, version: rec.version }, rec.cover, rec.recipe];
     dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), rec.name, `v${rec.version}`);
   }
   const mails = dir ? emittedMails(dir) : undefined;
@@ -60,6 +65,8 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     distcc: a.distcc,
     env: io.env,
     onStep: view?.onStep,
+    kunit: kunitSpec(io, g, a.kunit, recipe),
+    log: g.json ? undefined : (l) => io.err(l),
   }).finally(() => view?.finish());
   if (dir) {
     fs.mkdirSync(dir, { recursive: true });
@@ -83,4 +90,27 @@ function emittedMails(dir: string): Map<number, string> | undefined {
 
 async function subjectsOf(root: string, base: string, tip: string): Promise<string[]> {
   return (await gitRaw(root, ['log', '--reverse', '--format=%s', `${base}..${tip}`])).trim().split('\n').filter(Boolean);
+}
+
+/** --kunit FILE (its CONFIG_ lines), else what the series' recipe asks for; --no-kunit: none. */
+function kunitSpec(io: Io, g: GlobalOptions, given: string | false | undefined, recipe: string | undefined): KunitSpec | undefined {
+  if (given === false) return undefined;
+  if (given !== undefined) {
+    const file = path.resolve(io.cwd, given);
+    let text: string;
+    try {
+      text = fs.readFileSync(fs.statSync(file).isDirectory() ? path.join(file, '.kunitconfig') : file, 'utf8');
+    } catch {
+      throw new UsageError(`--kunit ${given}: no such .kunitconfig`, 'give a file of CONFIG_X=y lines, or a folder holding .kunitconfig');
+    }
+    const config = text.split('\n').map((l) => l.trim()).filter((l) => /^CONFIG_\w+=/.test(l));
+    if (config.length === 0) throw new UsageError(`--kunit ${given}: holds no CONFIG_X= line`, 'e.g. CONFIG_KUNIT=y and the options of the tests');
+    return { config, kprobeCensus: false };
+  }
+  if (!recipe) return undefined;
+  try {
+    return loadRecipe(recipe, recipeDirs(g.recipes, io.env)).manifest.kunit;
+  } catch {
+    return undefined;
+  }
 }

@@ -31,7 +31,7 @@ export async function kprobeAnalyze(io: Io, g: GlobalOptions, a: AnalyzeArgs): P
   const analysis = await analyzeObject(file, label);
   const sites: SiteVerdict[] = requests.map((r) => analysis.site(r.symbol, r.offset));
   for (const fn of a.all) {
-    if (fn === '') for (const f of analysis.functions()) sites.push(...analysis.allSites(f.name));
+    if (fn === '') for (const f of analysis.functions()) sites.push(...analysis.sitesOf(f));
     else sites.push(...analysis.allSites(fn));
   }
   if (g.json) printJson(io, { sites });

@@ -47,12 +47,13 @@ function listParams(recipe: string, params: Record<string, unknown>, lists: Reco
 }
 
 export function generatedJson(r: GenerateResult) {
-  return { series: r.name, version: r.version, branch: r.branch, base: r.base, unchanged: r.unchanged, commits: r.commits, unproven: r.unproven ?? [] };
+  return { series: r.name, version: r.version, branch: r.branch, base: r.base, unchanged: r.unchanged, commits: r.commits, unproven: r.unproven ?? [], kunitProblems: r.kunitProblems ?? [] };
 }
 
 export function printGenerated(io: Io, r: GenerateResult): void {
   io.out(`${r.unchanged ? 'unchanged, still' : 'generated'} ${r.branch} on ${r.base.slice(0, 12)}: ${r.commits.length} patch${r.commits.length === 1 ? '' : 'es'}`);
   for (const c of r.commits) io.out(`  ${c.sha.slice(0, 12)} ${c.subject}${r.unproven?.includes(c.subject) ? '   (object-code proof fails: kseries check shows why)' : ''}`);
+  for (const p of r.kunitProblems ?? []) io.out(`  KUnit on the draft: ${p}`);
 }
 
 export async function series(io: Io, g: GlobalOptions): Promise<number> {

@@ -129,7 +129,7 @@ export class ObjectAnalysis {
     };
     const withExTable = holders([...this.faults].map(([s, m]) => [s, m.keys()]));
     const withJumpLabel = holders(this.jumpLabels);
-    for (const fn of this.byName.values()) {
+    for (const fn of [...functionsBySection(code).values()].flat()) {
       const f: FunctionFacts = { anyIndirectJump: indirect.has(fn), anyExTable: withExTable.has(fn), anyJumpLabel: withJumpLabel.has(fn) };
       if (UNPROBED_SECTIONS.has(fn.section)) f.refused = `kprobes refuse probes in ${fn.section} (noinstr, entry or __kprobes code)`;
       else if (blacklisted.has(fn)) f.refused = `${fn.name} is on the kprobe blacklist (NOKPROBE_SYMBOL)`;
@@ -147,8 +147,13 @@ export class ObjectAnalysis {
   /** Every instruction of a function as a site. */
   allSites(symbol: string): SiteVerdict[] {
     const fn = this.byName.get(symbol);
-    const s = fn && this.sections.get(fn.section);
-    if (!fn || !s) return [this.error(symbol, 0, `no function ${symbol} in ${this.object}`)];
+    return fn ? this.sitesOf(fn) : [this.error(symbol, 0, `no function ${symbol} in ${this.object}`)];
+  }
+
+  /** Every instruction of one function symbol (of functions()) as a site. */
+  sitesOf(fn: ObjSymbol): SiteVerdict[] {
+    const s = this.sections.get(fn.section);
+    if (!s) return [];
     const out: SiteVerdict[] = [];
     for (let n = firstAt(s.insns, fn.value); n < s.insns.length && s.insns[n]!.address < fn.value + fn.size; n++) out.push(this.judge(fn, s, n));
     return out;
@@ -230,10 +235,9 @@ export class ObjectAnalysis {
    * boot, and refuses a whole function that holds an indirect jump, a jump label or an exception table entry.
    * A model of that C code for the census; the verdicts of site() are what the object code proves.
    */
-  x86Rule(symbol: string, offset: number): 'move' | 'stay' {
-    const fn = this.byName.get(symbol);
-    const s = fn && this.sections.get(fn.section);
-    if (!fn || !s) return 'stay';
+  x86Rule(fn: ObjSymbol, offset: number): 'move' | 'stay' {
+    const s = this.sections.get(fn.section);
+    if (!s) return 'stay';
     const n = firstAt(s.insns, fn.value + offset);
     const insn = s.insns[n];
     if (!insn || insn.address !== fn.value + offset) return 'stay';

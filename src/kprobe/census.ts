@@ -41,7 +41,7 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
       const analysis = new ObjectAnalysis(object, await readObjectCode(path.join(buildDir, object), { contents: ['.altinstructions'], rawBytes: false }));
       for (const fn of analysis.functions()) {
         c.functions++;
-        for (const site of analysis.allSites(fn.name)) {
+        for (const site of analysis.sitesOf(fn)) {
           c.sites++;
           const reason = primaryReason(site);
           if (site.verdict === 'safe') c.move++;
@@ -49,7 +49,7 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
             c.stay++;
             if (reason) c.stayBy[reason] = (c.stayBy[reason] ?? 0) + 1;
           }
-          if (analysis.x86Rule(site.symbol, site.offset) !== 'move') continue;
+          if (analysis.x86Rule(fn, site.offset) !== 'move') continue;
           c.x86.move++;
           if (site.verdict === 'safe') continue;
           c.x86.disagree++;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { BuildOptions } from '../build/builder.js';
 import { proveRange } from '../check/check.js';
+import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { ObjectProof } from '../check/proofs/types.js';
 import { filesMatching } from '../scan/files.js';
@@ -45,6 +46,8 @@ export interface GenerateResult {
   plan: SeriesPlan;
   /** Subjects of the patches whose object-code proof failed on the draft build (kseries check says why). */
   unproven?: string[];
+  /** What failed in KUnit on the draft (kseries check says it again). */
+  kunitProblems?: string[];
 }
 
 export async function generateSeries(opts: GenerateOptions): Promise<GenerateResult> {
@@ -53,15 +56,66 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const author = await authorIdent(tree, opts.from);
   const input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services: await treeServices(tree, base) };
   let plan = await planSeries(input);
-  if (!opts.measure || !opts.recipe.code?.verify) return applyPlan({ tree, plan, base, author, version: opts.version });
-  opts.log?.(`building a draft of ${plan.patches.length} patch${plan.patches.length === 1 ? '' : 'es'} (${opts.measure.config}) to measure the object code`);
+  const proves = !!opts.recipe.code?.verify;
+  const kunit = opts.recipe.manifest.kunit;
+  if (!opts.measure || (!proves && !kunit)) return applyPlan({ tree, plan, base, author, version: opts.version });
+  const what = [proves ? `build it (${opts.measure.config}) to measure the object code` : '', kunit ? 'run KUnit on it and on the base' : ''].filter(Boolean).join(', and ');
+  opts.log?.(`making a draft of ${plan.patches.length} patch${plan.patches.length === 1 ? '' : 'es'} to ${what}`);
   const draft = await withLock(tree, () => commitPlan(tree, base, plan.patches, author));
-  const built = await proveRange({ ...opts.measure, tree, base, tip: draft.tip });
-  const measured = built.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
-  plan = await planSeries({ ...input, measured, prepared: plan.prepared });
-  const unproven = plan.patches.filter((_, i) => built.proofs[i]!.some((p) => !p.ok)).map((p) => p.subject);
-  return { ...(await applyPlan({ tree, plan, base, author, version: opts.version })), unproven };
+  const built = proves ? await proveRange({ ...opts.measure, tree, base, tip: draft.tip }) : undefined;
+  const measured = built?.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
+  const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log }) : undefined;
+  plan = await planSeries({ ...input, measured, prepared: plan.prepared, kunit: evidence ? kunitVars(evidence) : false });
+  const unproven = built ? plan.patches.filter((_, i) => built.proofs[i]!.some((p) => !p.ok)).map((p) => p.subject) : [];
+  const failing = evidence && !evidence.ok ? evidence.problems : undefined;
+  return { ...(await applyPlan({ tree, plan, base, author, version: opts.version })), unproven, ...(failing ? { kunitProblems: failing } : {}) };
 }
+
+/** The template variable `kunit`: the draft's KUnit runs and the census, shaped for Handlebars. */
+function kunitVars(k: KunitReport): TemplateVars {
+  const run = (r: KunitReport['base']) => ({ commit: r.commit.slice(0, 12), passed: r.passed, failed: r.failed, total: r.tests.length, status: r.status });
+  const c = k.census;
+  const list = (counts: Partial<Record<string, number>>) => Object.entries(counts).sort((a, b) => b[1]! - a[1]!).map(([reason, count]) => ({ reason, count, text: REASON_TEXT[reason] ?? reason }));
+  return {
+    ok: k.ok,
+    accel: k.accel.toUpperCase(),
+    accelWhy: k.accelWhy,
+    config: k.config,
+    base: run(k.base),
+    series: run(k.series),
+    added: k.added.map((n) => n.replace(/^[^.]*\./, '')),
+    problems: k.problems,
+    census: c
+      ? {
+          objects: c.objects,
+          functions: c.functions,
+          sites: c.sites,
+          move: c.move,
+          stay: c.stay,
+          stayBy: list(c.stayBy),
+          x86: { move: c.x86.move, disagree: c.x86.disagree, disagreeBy: list(c.x86.disagreeBy).map((d) => ({ ...d, example: c.x86.examples[d.reason as keyof typeof c.x86.examples] ?? '' })) },
+        }
+      : false,
+  };
+}
+
+/** The census's reasons in a cover letter's words. */
+const REASON_TEXT: Record<string, string> = {
+  'not-probeable': 'kprobes refuse the function',
+  'control-transfer': 'the instruction jumps, calls, returns or traps',
+  'jump-label': 'the instruction is a jump label',
+  'may-fault': 'the instruction may fault into a fixup',
+  alternative: 'alternatives rewrite the code at boot',
+  'no-next': 'no next instruction in the function',
+  'branch-target': 'the next instruction is a jump target',
+  'table-target': 'a jump or computed-goto table names it',
+  'static-branch-target': 'a jump label jumps to it',
+  'fixup-target': 'an exception fixup continues there',
+  'address-taken': 'its address is taken',
+  'entry-point': 'a symbol or ENDBR marks it',
+  'indirect-jump': 'the function has an indirect jump',
+  'next-not-probeable': 'kprobes refuse a probe there',
+};
 
 /** Tree-wide search at the base, and get_maintainer.pl. */
 async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {

@@ -43,6 +43,8 @@ export interface PlanInput {
   measured?: (TemplateVars | false)[];
   /** What the recipe code's prepare() gave on an earlier plan of the same input (a second plan need not scan again). */
   prepared?: TemplateVars;
+  /** KUnit on a draft of this series (the template variable `kunit`; false when it did not run). */
+  kunit?: TemplateVars | false;
 }
 
 const NO_SERVICES: TreeServices = {
@@ -62,7 +64,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
   const inline = (text: string, field: string) => templates.inline(text, field);
   const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars), ...services };
   const prepared = input.prepared ?? (await code?.prepare?.(ctx, params)) ?? {};
-  const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...prepared };
+  const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...prepared, kunit: input.kunit ?? false };
 
   const name = oneLine(inline(manifest.series, 'series')(vars), `${manifest.id}: series name`);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes('..')) {

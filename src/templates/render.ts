@@ -14,6 +14,8 @@ engine.registerHelper('wrap', function (this: unknown, options: Handlebars.Helpe
   // Keep the block's last line break, so a blank line after {{/wrap}} separates paragraphs.
   return wrapParagraphs(text.replace(/\n+$/, ''), 72) + (text.endsWith('\n') ? '\n' : '');
 });
+/** `{{pad count 8}}`: right-aligned in a column of that width (numbers in a table). */
+engine.registerHelper('pad', (value: unknown, width: unknown) => String(value).padStart(Number(width)));
 engine.registerHelper('plural', (n: unknown, word: unknown) => {
   const w = String(word);
   return `${String(n)} ${w}${n === 1 ? '' : /(s|x|ch|sh)$/.test(w) ? 'es' : 's'}`;

@@ -11,17 +11,20 @@ export interface KunitTree {
   kunitconfig: string;
 }
 
+/** kunit.py must not leave __pycache__ folders in kseries' worktree. */
+const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: '1' };
+
 function kunitArgs(t: KunitTree, action: 'build' | 'exec'): string[] {
   return [path.join(t.source, 'tools/testing/kunit/kunit.py'), action, '--arch=x86_64', `--kunitconfig=${t.kunitconfig}`, `--build_dir=${t.buildDir}`];
 }
 
 /** `kunit.py build`: .config from the kunitconfig, then the kernel (incremental in a kept build directory). */
 export function kunitBuild(t: KunitTree): Promise<RunResult> {
-  return runRaw('python3', [...kunitArgs(t, 'build'), `--jobs=${os.cpus().length}`], { cwd: t.source });
+  return runRaw('python3', [...kunitArgs(t, 'build'), `--jobs=${os.cpus().length}`], { cwd: t.source, env: PYTHON_ENV });
 }
 
 /** `kunit.py exec`: boot the built kernel in QEMU and parse its KTAP into `json`; exit 1 when a test failed. */
 export function kunitExec(t: KunitTree, opts: { json: string; qemuArgs: string[]; timeout: number }): Promise<RunResult> {
   const qemu = opts.qemuArgs.length ? [`--qemu_args=${opts.qemuArgs.join(' ')}`] : [];
-  return runRaw('python3', [...kunitArgs(t, 'exec'), `--timeout=${opts.timeout}`, `--json=${opts.json}`, ...qemu], { cwd: t.source });
+  return runRaw('python3', [...kunitArgs(t, 'exec'), `--timeout=${opts.timeout}`, `--json=${opts.json}`, ...qemu], { cwd: t.source, env: PYTHON_ENV });
 }

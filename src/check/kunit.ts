@@ -1,0 +1,72 @@
+// KUnit evidence for a range: the tests of a kunitconfig on the base and on the tip, compared, and (for a kprobe
+// series) the census of the tip's test kernel. The base's tests must pass on both; the tests the series adds must pass.
+import { runKunitAt, type KunitRun } from '../boot/kunit.js';
+import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
+import type { KunitSpec } from '../templates/manifest.js';
+import type { KernelTree } from '../tree/tree.js';
+
+export interface KunitReport {
+  config: string[];
+  accel: 'kvm' | 'tcg';
+  /** Why that accelerator: what the KVM probe saw. */
+  accelWhy: string;
+  base: KunitRun;
+  series: KunitRun;
+  /** Tests that run on the series and not on the base. */
+  added: string[];
+  /** What fails the check; empty when the tests of the base and of the series all pass. */
+  problems: string[];
+  ok: boolean;
+  /** Every instruction of the series' test kernel as a post_handler probe site (kunit.kprobeCensus). */
+  census?: Census;
+}
+
+export async function kunitEvidence(
+  tree: KernelTree,
+  range: { base: string; tip: string },
+  spec: KunitSpec,
+  opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void } = {},
+): Promise<KunitReport> {
+  const log = opts.log ?? (() => {});
+  log(`KUnit: building and booting the base's test kernel (${range.base.slice(0, 12)})`);
+  const base = await runKunitAt(tree, range.base, 'base', spec.config, { env: opts.env });
+  log(`KUnit: building and booting the series' test kernel (${range.tip.slice(0, 12)})`);
+  const series = await runKunitAt(tree, range.tip, 'series', spec.config, { env: opts.env, accel: base.accel });
+  const accel = base.accel ?? series.accel;
+  const report: KunitReport = {
+    config: spec.config,
+    accel: accel?.accel ?? 'tcg',
+    accelWhy: accel?.why ?? 'no kernel was built to probe KVM with',
+    base: base.run,
+    series: series.run,
+    added: [],
+    problems: compare(base.run, series.run),
+    ok: false,
+  };
+  const names = (r: KunitRun) => new Set(r.tests.map((t) => `${t.suite}.${t.name}`));
+  const before = names(base.run);
+  report.added = [...names(series.run)].filter((n) => !before.has(n));
+  report.ok = report.problems.length === 0;
+  if (spec.kprobeCensus && series.run.status !== 'build-failed') {
+    log('KUnit: analyzing every instruction of the series\' test kernel as a post_handler probe site');
+    report.census = await kprobeCensus(series.buildDir, await kernelObjects(series.buildDir));
+  }
+  return report;
+}
+
+/** What fails: a kernel that does not build or boot, a failing test, a test of the base that no longer runs. */
+function compare(base: KunitRun, series: KunitRun): string[] {
+  const problems: string[] = [];
+  const broken = (r: KunitRun, what: string) => {
+    if (r.status === 'build-failed') problems.push(`the ${what}'s KUnit kernel does not build: ${r.log?.slice(-3).join(' / ')}`);
+    if (r.status === 'crashed') problems.push(`the ${what}'s KUnit kernel reported no test results: ${r.log?.slice(-3).join(' / ')}`);
+    for (const t of r.tests) if (t.status !== 'PASS' && t.status !== 'SKIP') problems.push(`${t.suite}.${t.name} ${t.status} on the ${what}`);
+  };
+  broken(base, 'base');
+  broken(series, 'series');
+  const after = new Set(series.tests.map((t) => `${t.suite}.${t.name}`));
+  if (series.status !== 'build-failed' && series.status !== 'crashed') {
+    for (const t of base.tests) if (!after.has(`${t.suite}.${t.name}`)) problems.push(`${t.suite}.${t.name} runs on the base and not on the series`);
+  }
+  return problems;
+}
