@@ -79,7 +79,7 @@ async function locateObject(io: Io, g: GlobalOptions, a: AnalyzeArgs): Promise<{
 function printSites(io: Io, sites: SiteVerdict[]): void {
   for (const s of sites) {
     const where = `${s.symbol}+0x${s.offset.toString(16)}`;
-    io.out(`${s.verdict.padEnd(7)}${where.padEnd(36)}${s.insn}`);
+    io.out(`${s.verdict.padEnd(7)}${where.padEnd(35)} ${s.insn}`);
     for (const r of s.reasons) io.out(`         ${r}`);
   }
   const count = (v: string) => sites.filter((s) => s.verdict === v).length;

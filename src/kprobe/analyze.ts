@@ -10,6 +10,7 @@ import { directTarget, opcodeOf, ripTarget, show, transferOf, type Transfer } fr
 /** Why a site stays where it is; sites are counted under the first kind they have, in this order. */
 export const REASON_KINDS = [
   'not-probeable', // kprobes refuse the function (NOKPROBE_SYMBOL, noinstr, entry code, __kprobes)
+  'undecoded', // objdump lost the instruction boundaries of the function ((bad), or a table names the middle of one)
   'control-transfer', // I jumps, calls, returns, traps or leaves to the system
   'jump-label', // I is a jump label: a NOP the kernel patches into a jmp
   'may-fault', // I has an __ex_table entry: a fault continues at its fixup, not at N
@@ -65,6 +66,8 @@ interface FunctionFacts {
   refused?: string;
   /** An indirect jump of the function when no table of the object names code inside it. */
   unresolvedJump?: { insn: Instruction; count: number };
+  /** Why objdump's boundaries in the function cannot be trusted. */
+  undecoded?: string;
   /** What the x86 rule of the kprobe-post series refuses a whole function for. */
   anyIndirectJump: boolean;
   anyExTable: boolean;
@@ -137,6 +140,29 @@ export class ObjectAnalysis {
       if (jumps && !tabled.has(fn)) f.unresolvedJump = { insn: jumps[0]!, count: jumps.length };
       this.facts.set(fn, f);
     }
+    this.findUndecoded();
+  }
+
+  /**
+   * objdump decodes an instruction it does not know as `(bad)` and goes on from the next byte, so the boundaries
+   * after it may be wrong (binutils 2.40 does not know LKGS, f2 0f 00 /6, and reads the bytes after it as other
+   * instructions). A branch target, fixup or table entry that names the middle of an instruction shows the same.
+   */
+  private findUndecoded(): void {
+    const mark = (section: string, address: number, why: (fn: ObjSymbol) => string) => {
+      const fn = functionAt(this.code, section, address);
+      const f = fn && this.facts.get(fn);
+      if (f && !f.undecoded) f.undecoded = `objdump's instruction boundaries in ${fn.name} cannot be trusted: ${why(fn)}`;
+    };
+    for (const s of this.sections.values()) {
+      for (const i of s.insns) if (i.mnemonic === '(bad)' || i.operands === '(bad)') mark(s.name, i.address, (fn) => `it cannot decode the bytes at ${fn.name}+0x${(i.address - fn.value).toString(16)}`);
+      const named = [...(this.reachedBy.get(s.name)?.keys() ?? []), ...(this.faults.get(s.name)?.keys() ?? []), ...(this.jumpLabels.get(s.name) ?? [])];
+      for (const address of named) {
+        const n = firstAt(s.insns, address + 1) - 1;
+        const i = s.insns[n];
+        if (i && i.address !== address && address < i.address + i.length) mark(s.name, address, (fn) => `a branch, fixup or table names ${fn.name}+0x${(address - fn.value).toString(16)}, inside \`${show(i)}\``);
+      }
+    }
   }
 
   /** Every function symbol with code, in section and address order. */
@@ -185,6 +211,7 @@ export class ObjectAnalysis {
     const facts = this.facts.get(fn)!;
     const reasons: Reason[] = [];
     if (facts.refused) reasons.push({ kind: 'not-probeable', text: facts.refused });
+    if (facts.undecoded) reasons.push({ kind: 'undecoded', text: facts.undecoded });
     if (transfer) reasons.push({ kind: 'control-transfer', text: `the probed instruction \`${text}\` ${TRANSFER_TEXT[transfer]}` });
     if (this.jumpLabels.get(s.name)?.has(at)) reasons.push({ kind: 'jump-label', text: 'the probed instruction is a jump label: the kernel patches it between a NOP and a jmp' });
     const faults = this.faults.get(s.name);
@@ -209,7 +236,8 @@ export class ObjectAnalysis {
       const { insn: j, count } = facts.unresolvedJump;
       reasons.push({ kind: 'indirect-jump', text: `${fn.name} has an indirect jump (\`${show(j)}\` at ${fn.name}+0x${(j.address - fn.value).toString(16)}${count > 1 ? ` and ${count - 1} more` : ''}) whose targets no table of the object names: any of its instructions may be one` });
     }
-    const refused = this.unprobeable.get(s.name)?.get(next) ?? (this.jumpLabels.get(s.name)?.has(next) ? 'a jump label' : undefined);
+    const trap = following && s.transfer[n + 1] === 'trap' ? `\`${following.mnemonic}\`, which traps` : undefined;
+    const refused = this.unprobeable.get(s.name)?.get(next) ?? (this.jumpLabels.get(s.name)?.has(next) ? 'a jump label' : trap);
     if (refused) reasons.push({ kind: 'next-not-probeable', text: `kprobes refuse a probe on the next instruction: it is ${refused}` });
     return this.verdict(fn, insn, text, next - fn.value, reasons);
   }
@@ -242,11 +270,11 @@ export class ObjectAnalysis {
     const insn = s.insns[n];
     if (!insn || insn.address !== fn.value + offset) return 'stay';
     const f = this.facts.get(fn)!;
-    if (f.refused || f.anyIndirectJump || f.anyExTable || f.anyJumpLabel) return 'stay';
+    if (f.refused || f.undecoded || f.anyIndirectJump || f.anyExTable || f.anyJumpLabel) return 'stay';
     if (s.transfer[n] || GROUP7.has(opcodeOf(insn).mnemonic)) return 'stay';
     const next = insn.address + insn.length;
     const following = s.insns[n + 1];
-    if (next >= fn.value + fn.size || !following || following.mnemonic.startsWith('endbr')) return 'stay';
+    if (next >= fn.value + fn.size || !following || following.mnemonic.startsWith('endbr') || s.transfer[n + 1] === 'trap') return 'stay';
     if (this.unprobeable.get(s.name)?.has(next) || this.jumpLabels.get(s.name)?.has(next)) return 'stay';
     // The function itself (under any of its names) or its .cold part jumps there: the rule decodes those.
     const own = (g: ObjSymbol | undefined) => !!g && ((g.section === fn.section && g.value === fn.value) || baseFunction(g.name) === baseFunction(fn.name));

@@ -117,18 +117,21 @@ export function wrapParagraphs(text: string, width: number): string {
   return text
     .split(/\n{2,}/)
     .map((para) => {
-      if (/^(\s|[-*]|[A-Za-z-]+: )/.test(para) || para.includes('\n ') || para.includes('\n\t')) return para;
-      const words = para.split(/\s+/).filter(Boolean);
+      // One "- item" line is wrapped with its continuation lines under the item's text.
+      const bullet = /^- \S/.test(para) && !para.includes('\n');
+      if (!bullet && (/^(\s|[-*]|[A-Za-z-]+: )/.test(para) || para.includes('\n ') || para.includes('\n\t'))) return para;
+      const words = (bullet ? para.slice(2) : para).split(/\s+/).filter(Boolean);
       const out: string[] = [];
+      const room = bullet ? width - 2 : width;
       let line = '';
       for (const w of words) {
-        if (line && line.length + 1 + w.length > width) {
+        if (line && line.length + 1 + w.length > room) {
           out.push(line);
           line = w;
         } else line = line ? `${line} ${w}` : w;
       }
       if (line) out.push(line);
-      return out.join('\n');
+      return bullet ? out.map((l, i) => `${i === 0 ? '- ' : '  '}${l}`).join('\n') : out.join('\n');
     })
     .join('\n\n');
 }

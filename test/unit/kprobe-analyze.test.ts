@@ -69,6 +69,8 @@ const CASES: [string, string, 'safe' | 'unsafe' | 'error', ReasonKind[]][] = [
   ['targets', 't_symbol+0', 'unsafe', ['entry-point']],
   ['targets', 't_endbr+0', 'unsafe', ['entry-point']],
   ['targets', 't_no_next+1', 'unsafe', ['no-next']],
+  ['targets', 't_bad+4', 'unsafe', ['undecoded']],
+  ['targets', 't_mid+0', 'unsafe', ['undecoded']],
   // The kernel's tables.
   ['kernel-tables', 'k_label_site+0', 'unsafe', ['jump-label']],
   ['kernel-tables', 'k_label_site+2', 'safe', []],
@@ -83,6 +85,8 @@ const CASES: [string, string, 'safe' | 'unsafe' | 'error', ReasonKind[]][] = [
   ['kernel-tables', 'k_alt_jump+0', 'unsafe', ['alternative']],
   ['kernel-tables', 'k_static_call+0', 'unsafe', ['next-not-probeable']],
   ['kernel-tables', 'k_bug+0', 'unsafe', ['next-not-probeable']],
+  ['transfers', 'p_int3+0', 'unsafe', ['next-not-probeable']],
+  ['transfers', 'p_mov+0', 'safe', []],
   ['kernel-tables', 'k_nokprobe+0', 'unsafe', ['not-probeable']],
   ['kernel-tables', 'k_noinstr+0', 'unsafe', ['not-probeable']],
   ['kernel-tables', 'k_plain+0', 'safe', []],

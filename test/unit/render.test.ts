@@ -42,6 +42,14 @@ test('helpers: plural, join, eq, wrap', () => {
   expect(compileTemplate('{{plural n "branch"}} {{plural m "place"}}', 'p')({ n: 2, m: 1 })).toBe('2 branches 1 place');
   expect(compileTemplate('{{join l ", "}}', 'j')({ l: ['a', 'b'] })).toBe('a, b');
   expect(compileTemplate('{{#if (eq a "x")}}yes{{/if}}', 'e')({ a: 'x' })).toBe('yes');
+  expect(compileTemplate('[{{pad n 6}}]', 'p')({ n: 42 })).toBe('[    42]');
+});
+
+test('wrap re-flows a one-line "- item" under its text, and leaves a list of several lines alone', () => {
+  const item = `- ${Array.from({ length: 20 }, (_, i) => `word${i}`).join(' ')}`;
+  const out = wrapParagraphs(item, 40);
+  expect(out.split('\n')).toEqual(['- word0 word1 word2 word3 word4 word5', '  word6 word7 word8 word9 word10 word11', '  word12 word13 word14 word15 word16', '  word17 word18 word19']);
+  expect(wrapParagraphs('- one\n- two', 40)).toBe('- one\n- two');
 });
 
 test('wrap re-flows prose to 72 columns and leaves lists and indented text alone', () => {
