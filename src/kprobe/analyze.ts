@@ -65,7 +65,7 @@ interface CodeSection {
 interface FunctionFacts {
   refused?: string;
   /** An indirect jump of the function when no table of the object names code inside it. */
-  unresolvedJump?: { insn: Instruction; count: number };
+  unresolvedJump?: { insn: Instruction; text: string; count: number };
   /** Why objdump's boundaries in the function cannot be trusted. */
   undecoded?: string;
   /** What the x86 rule of the kprobe-post series refuses a whole function for. */
@@ -94,7 +94,7 @@ export class ObjectAnalysis {
     for (const list of functionsBySection(code).values()) for (const f of list) if (!this.byName.has(f.name)) this.byName.set(f.name, f);
     for (const [name, insns] of code.instructions) this.sections.set(name, classify(name, insns, code.relocations.get(name) ?? []));
     const tabled = new Set<ObjSymbol>();
-    const indirect = new Map<ObjSymbol, Instruction[]>();
+    const indirect = new Map<ObjSymbol, { insn: Instruction; text: string }[]>();
     for (const s of this.sections.values()) this.readCode(s, indirect);
     for (const ref of dataReferencesToCode(code, new Set(this.sections.keys()))) {
       const table = /^\.(rodata|data)/.test(ref.from);
@@ -137,7 +137,7 @@ export class ObjectAnalysis {
       if (UNPROBED_SECTIONS.has(fn.section)) f.refused = `kprobes refuse probes in ${fn.section} (noinstr, entry or __kprobes code)`;
       else if (blacklisted.has(fn)) f.refused = `${fn.name} is on the kprobe blacklist (NOKPROBE_SYMBOL)`;
       const jumps = indirect.get(fn);
-      if (jumps && !tabled.has(fn)) f.unresolvedJump = { insn: jumps[0]!, count: jumps.length };
+      if (jumps && !tabled.has(fn)) f.unresolvedJump = { ...jumps[0]!, count: jumps.length };
       this.facts.set(fn, f);
     }
     this.findUndecoded();
@@ -233,8 +233,8 @@ export class ObjectAnalysis {
     const following = s.insns[n + 1];
     if (following && following.mnemonic.startsWith('endbr')) reasons.push({ kind: 'entry-point', text: 'the next instruction is an endbr64: an indirect jump or call may land on it' });
     if (facts.unresolvedJump) {
-      const { insn: j, count } = facts.unresolvedJump;
-      reasons.push({ kind: 'indirect-jump', text: `${fn.name} has an indirect jump (\`${show(j)}\` at ${fn.name}+0x${(j.address - fn.value).toString(16)}${count > 1 ? ` and ${count - 1} more` : ''}) whose targets no table of the object names: any of its instructions may be one` });
+      const { insn: j, text: jump, count } = facts.unresolvedJump;
+      reasons.push({ kind: 'indirect-jump', text: `${fn.name} has an indirect jump (\`${jump}\` at ${fn.name}+0x${(j.address - fn.value).toString(16)}${count > 1 ? ` and ${count - 1} more` : ''}) whose targets no table of the object names: any of its instructions may be one` });
     }
     const trap = following && s.transfer[n + 1] === 'trap' ? `\`${following.mnemonic}\`, which traps` : undefined;
     const refused = this.unprobeable.get(s.name)?.get(next) ?? (this.jumpLabels.get(s.name)?.has(next) ? 'a jump label' : trap);
@@ -283,7 +283,7 @@ export class ObjectAnalysis {
   }
 
   /** Branches, calls and taken addresses of one code section, and the indirect jumps of its functions. */
-  private readCode(s: CodeSection, indirect: Map<ObjSymbol, Instruction[]>): void {
+  private readCode(s: CodeSection, indirect: Map<ObjSymbol, { insn: Instruction; text: string }[]>): void {
     for (const [n, i] of s.insns.entries()) {
       const transfer = s.transfer[n];
       const r = s.reloc[n];
@@ -299,7 +299,7 @@ export class ObjectAnalysis {
         const fn = functionAt(this.code, s.name, i.address);
         if (fn) {
           if (!indirect.has(fn)) indirect.set(fn, []);
-          indirect.get(fn)!.push(i);
+          indirect.get(fn)!.push({ insn: i, text: this.describe(s.name, i, transfer, r) });
         }
       }
       if (transfer) continue;

@@ -87,11 +87,12 @@ export const UNPROBED_SECTIONS = new Set(['.kprobes.text', '.noinstr.text', '.en
 
 /**
  * Sections whose relocations name code without passing control to it: debug information, unwind tables, objtool's
- * annotations, and tables of call sites, ftrace sites, BUG sites and endbr seals (each names an instruction, never
- * the one after it as a place to continue). Every other section's relocation into code may be a way to reach it:
- * a jump table, a computed-goto table, a function pointer, a jump back from a split part.
+ * annotations, tables of call sites, ftrace sites, BUG sites, endbr seals and paravirt sites (each names an
+ * instruction, never the one after it as a place to continue), and runtime constants (runtime_ptr_*, runtime_shift_*
+ * name the immediate inside a movabs or shift that is patched at boot). Every other section's relocation into code
+ * may be a way to reach it: a jump table, a computed-goto table, a function pointer, a jump back from a split part.
  */
-const NAMES_WITHOUT_TRANSFER = /^(\.debug|\.orc_|\.discard\.|\.comment|\.note|\.eh_frame|\.BTF|__bug_table$|__mcount_loc$|__patchable_function_entries$|\.static_call_sites$|\.retpoline_sites$|\.return_sites$|\.call_sites$|\.ibt_endbr_seal$|\.smp_locks$|\.kcfi_traps$|_kprobe_blacklist$|\.altinstructions$|__jump_table$|__ex_table$|\.initcall|___ksymtab|\.export_symbol$|__ksymtab)/;
+const NAMES_WITHOUT_TRANSFER = /^(\.debug|\.orc_|\.discard\.|\.comment|\.note|\.eh_frame|\.BTF|__bug_table$|__mcount_loc$|__patchable_function_entries$|\.static_call_sites$|\.retpoline_sites$|\.return_sites$|\.call_sites$|\.ibt_endbr_seal$|\.smp_locks$|\.kcfi_traps$|\.parainstructions$|runtime_(ptr|shift)_|_kprobe_blacklist$|\.altinstructions$|__jump_table$|__ex_table$|\.initcall|___ksymtab|\.export_symbol$|__ksymtab)/;
 
 /** Kernel tables that this module reads field by field (their relocations are not plain references). */
 export function isMetadataSection(section: string): boolean {
