@@ -31,7 +31,7 @@ test('doctor names the Debian package of each missing program', () =>
     expect(j.tree.ok).toBe(false);
   }));
 
-test('start converts the demo flags with static-keys: generated, built, proven, checkpatch-clean, emitted', async () => {
+test('start makes the static-keys demo and the kprobe-post RFC: generated, built, proven or KUnit-tested, emitted', async () => {
   const tree = await userTree();
   const r = await cli(['--tree', tree.root, 'start'], { cwd });
   expect(r.code, r.err).toBe(0);
@@ -55,4 +55,30 @@ test('start converts the demo flags with static-keys: generated, built, proven, 
   expect(git(tree.root, 'show', 'kseries/static-keys/v1:mm/memcontrol.c')).toContain('static DEFINE_STATIC_KEY_FALSE_RO(cgroup_memory_nosocket_key);');
   expect(r.out).toContain('next:');
   expect(r.out).toContain('kseries send static-keys');
+
+  // kprobe-post: four RFC patches, checkpatch-clean, KUnit passing on the base and with the series, and the census.
+  const kp = path.join(cwd, 'out', 'kprobe-post', 'v1');
+  const kr = JSON.parse(fs.readFileSync(path.join(kp, 'report.json'), 'utf8')) as CheckReport;
+  expect(kr.failed).toBe(false);
+  expect(kr.patches.map((p) => p.build.status)).toEqual(['ok', 'ok', 'ok', 'skipped']);
+  expect(kr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 7 }, series: { status: 'passed', passed: 9 } });
+  expect(kr.kunit!.added).toEqual(['kprobes_test.test_kprobe_post_moved', 'kprobes_test.test_kprobe_post_not_moved']);
+  expect(['kvm', 'tcg']).toContain(kr.kunit!.accel);
+  console.log(`KUnit ran under ${kr.kunit!.accel}: ${kr.kunit!.accelWhy}`);
+  const census = kr.kunit!.census!;
+  expect(census.sites).toBeGreaterThan(100000);
+  expect(census.move + census.stay).toBe(census.sites);
+  expect(census.x86.move).toBeGreaterThan(0);
+  const files = fs.readdirSync(kp).filter((f) => f.endsWith('.patch')).sort();
+  expect(files).toHaveLength(5);
+  for (const f of files.slice(1)) {
+    const text = fs.readFileSync(path.join(kp, f), 'utf8');
+    expect(text).toMatch(/^Subject: \[RFC PATCH [1-4]\/4\] /m);
+    expect((await runCheckpatch(tree.root, text, { strict: false })).findings).toEqual([]);
+  }
+  const kcover = fs.readFileSync(path.join(kp, files[0]!), 'utf8');
+  expect(kcover).toMatch(/^Subject: \[RFC PATCH 0\/4\] kprobes: Let a probe with only a post_handler be optimized$/m);
+  expect(kcover.replace(/\n/g, ' ')).toMatch(/7 of 7 tests passed on the base, 9 of 9 with the series/);
+  expect(kcover.replace(/\n/g, ' ')).toMatch(new RegExp(`Of ${census.sites} sites, ${census.move} could move and ${census.stay} stay`));
+  expect(git(tree.root, 'show', 'kseries/kprobe-post/v1:arch/x86/kernel/kprobes/core.c')).toContain('kprobe_opcode_t *arch_kprobe_next_insn(kprobe_opcode_t *addr)');
 });
