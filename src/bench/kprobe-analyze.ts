@@ -1,6 +1,6 @@
 // Bench case: `kseries kprobe analyze --all` over every function of kernel/sched/fair.o, beside `objdump -dr` of the
-// same object, in the same run. Both best of 5; the analysis is timed in-process (what the command does between
-// starting and printing), and the whole command's wall time is shown beside it.
+// same object, in the same run. Both best of 10 after two warm-up runs; the analysis is timed in-process (what the
+// command does between starting and printing), and the whole command's wall time is shown beside it.
 import path from 'node:path';
 import { KernelBuild } from '../build/builder.js';
 import { main } from '../cli/main.js';
@@ -10,7 +10,8 @@ import type { KernelTree } from '../tree/tree.js';
 import { timed, type BenchResult } from './measure.js';
 
 const OBJECT = 'kernel/sched/fair.o';
-const RUNS = 5;
+const RUNS = 10;
+const WARM_UP = 2;
 
 export async function benchKprobeAnalyze(tree: KernelTree): Promise<BenchResult[]> {
   const quiet = { out: () => {}, err: () => {}, cwd: process.cwd(), env: process.env };
@@ -27,7 +28,7 @@ export async function benchKprobeAnalyze(tree: KernelTree): Promise<BenchResult[
   const command = await best(() => main(all, quiet));
   return [
     {
-      name: `kprobe analyze --all, every function of ${OBJECT} (${sites} sites; best of ${RUNS}; the whole command with its start-up and JSON output: ${command.toFixed(3)} s)`,
+      name: `kprobe analyze --all, every function of ${OBJECT} (${sites} sites; best of ${RUNS} after ${WARM_UP} warm-up runs; the whole command with its start-up and JSON output: ${command.toFixed(3)} s)`,
       ours,
       peerName: 'objdump -dr of the same object',
       peer,
@@ -38,6 +39,7 @@ export async function benchKprobeAnalyze(tree: KernelTree): Promise<BenchResult[
 }
 
 async function best(fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < WARM_UP; i++) await fn();
   let min = Infinity;
   for (let i = 0; i < RUNS; i++) min = Math.min(min, (await timed(fn)).seconds);
   return min;

@@ -219,15 +219,14 @@ export class ObjectAnalysis {
       const fixup = faults.get(at);
       reasons.push({ kind: 'may-fault', text: `the probed instruction may fault: its __ex_table entry continues at ${fixup ? this.where(fixup) : 'a fixup'}, not at the next instruction` });
     }
-    const alts = this.altSites.get(s.name) ?? [];
-    const altAt = (address: number) => alts.find((a) => address >= a.site.offset && address < a.site.offset + Math.max(a.length, 1));
-    const altSite = altAt(at);
+    const alts = this.altSites.get(s.name);
+    const altSite = alts && alternativeAt(alts, at);
     if (altSite) reasons.push({ kind: 'alternative', text: `the probed instruction lies in an alternative at ${this.where(altSite.site)} (${altSite.length || '?'} bytes), rewritten at boot` });
     if (next >= fn.value + fn.size) {
       reasons.push({ kind: 'no-next', text: `the instruction after it would be at ${fn.name}+0x${(next - fn.value).toString(16)}, past the end of ${fn.name}` });
       return this.verdict(fn, insn, text, null, reasons);
     }
-    const altNext = altAt(next);
+    const altNext = alts && alternativeAt(alts, next);
     if (altNext && altNext !== altSite) reasons.push({ kind: 'alternative', text: `the next instruction lies in an alternative at ${this.where(altNext.site)} (${altNext.length || '?'} bytes), rewritten at boot` });
     for (const x of this.reachedBy.get(s.name)?.get(next) ?? []) reasons.push({ kind: x.kind, text: `the next instruction is ${x.what}${x.by ? ` ${this.where(x.by)}` : ''}` });
     const following = s.insns[n + 1];
@@ -247,6 +246,7 @@ export class ObjectAnalysis {
    * relocated one names its symbol (objdump shows the unrelocated field, which points at the next instruction).
    */
   private describe(section: string, insn: Instruction, transfer: Transfer | undefined, r: Relocation | undefined): string {
+    if (!transfer) return insn.operands ? `${insn.mnemonic} ${insn.operands}` : insn.mnemonic;
     const { mnemonic, operands } = opcodeOf(insn);
     if (transfer === 'jump' || transfer === 'cond-jump' || transfer === 'call') {
       const own = r ? undefined : directTarget(insn);
@@ -358,6 +358,12 @@ function classify(name: string, insns: Instruction[], relocations: Relocation[])
     transfer[n] = transferOf(i, r ? relocationSymbol(r) : undefined);
   }
   return { name, insns, transfer, reloc };
+}
+
+/** The alternative whose original instructions cover `address`. */
+function alternativeAt(alts: Alternative[], address: number): Alternative | undefined {
+  for (const a of alts) if (address >= a.site.offset && address < a.site.offset + Math.max(a.length, 1)) return a;
+  return undefined;
 }
 
 function firstAt(list: Instruction[], address: number): number {

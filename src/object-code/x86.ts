@@ -49,26 +49,43 @@ const SYSTEM = new Set([
  * external function has one). undefined: it always falls through to the next instruction.
  */
 export function transferOf(i: Instruction, relocationSymbol?: string): Transfer | undefined {
+  // Most instructions are none of these: one lookup per mnemonic decides (a prefix word needs a closer look).
+  const kind = KIND_OF.get(i.mnemonic);
+  if (kind === null) return undefined;
+  if (kind !== undefined && kind !== 'jmp' && kind !== 'call') return kind;
   const { mnemonic, operands } = opcodeOf(i);
   const m = SUFFIXED[mnemonic] ?? mnemonic;
+  if (kind === undefined) {
+    const k = kindOf(m);
+    if (!PREFIXES.has(i.mnemonic) && !i.mnemonic.startsWith('rex.')) KIND_OF.set(i.mnemonic, k);
+    if (k === null) return undefined;
+    if (k !== 'jmp' && k !== 'call') return k;
+  }
   const callee = relocationSymbol ?? /<([^>+]+)[^>]*>$/.exec(operands)?.[1];
-  if (m === 'ret' || m === 'retf') return m === 'ret' ? 'return' : 'system';
   if (m === 'jmp') {
     if (operands.startsWith('*')) return 'indirect-jump';
     if (callee && RETURN_THUNK.test(callee)) return 'return';
     if (callee && INDIRECT_THUNK.test(callee)) return 'indirect-jump';
     return 'jump';
   }
-  if (m === 'call') {
-    if (operands.startsWith('*')) return 'indirect-call';
-    if (callee && INDIRECT_THUNK.test(callee)) return 'indirect-call';
-    return 'call';
-  }
+  if (operands.startsWith('*')) return 'indirect-call';
+  if (callee && INDIRECT_THUNK.test(callee)) return 'indirect-call';
+  return 'call';
+}
+
+/** What a mnemonic (without prefixes) is; jmp and call depend on their operand. null: it falls through. */
+function kindOf(m: string): Transfer | 'jmp' | 'call' | null {
+  if (m === 'jmp' || m === 'call') return m;
+  if (m === 'ret') return 'return';
+  if (m === 'retf') return 'system';
   if (COND_JUMP.test(m)) return 'cond-jump';
   if (TRAPS.has(m)) return 'trap';
   if (SYSTEM.has(m)) return 'system';
-  return undefined;
+  return null;
 }
+
+/** kindOf() per mnemonic as objdump printed it (without prefix words), filled as mnemonics are met. */
+const KIND_OF = new Map<string, Transfer | 'jmp' | 'call' | null>();
 
 /** The address a direct jump or call names in its own section, as objdump resolved it (`jne 1a <f+0x1a>` → 0x1a). */
 export function directTarget(i: Instruction): number | undefined {
