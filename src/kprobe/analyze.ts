@@ -1,45 +1,12 @@
 // Can a kprobe with only a post_handler on instruction I become a pre_handler on the instruction after it (N)?
 // Only when the two always run together: I passes control to nothing but N, and nothing but I passes control to N.
 // Pure: one parsed object in, a verdict with every reason per site out. When in doubt the verdict is unsafe.
-import { dataReferencesToCode, exceptionEntries, jumpEntries, alternatives, kprobeBlacklist, UNPROBED_SECTIONS, type Alternative } from '../object-code/kernel-sections.js';
+import { ALTERNATIVE_CODE_SECTIONS, alternatives, dataReferencesToCode, exceptionEntries, jumpEntries, kprobeBlacklist, UNPROBED_SECTIONS, type Alternative } from '../object-code/kernel-sections.js';
 import type { Instruction, ObjectCode, ObjSymbol, Relocation } from '../object-code/parse.js';
 import { operandTarget, relocationSymbol, relocationTarget, type Target } from '../object-code/relocations.js';
 import { baseFunction, functionAt, functionsBySection } from '../object-code/symbols.js';
-import { directTarget, opcodeOf, ripTarget, show, transferOf, type Transfer } from '../object-code/x86.js';
-
-/** Why a site stays where it is; sites are counted under the first kind they have, in this order. */
-export const REASON_KINDS = [
-  'not-probeable', // kprobes refuse the function (NOKPROBE_SYMBOL, noinstr, entry code, __kprobes)
-  'undecoded', // objdump lost the instruction boundaries of the function ((bad), or a table names the middle of one)
-  'control-transfer', // I jumps, calls, returns, traps or leaves to the system
-  'jump-label', // I is a jump label: a NOP the kernel patches into a jmp
-  'may-fault', // I has an __ex_table entry: a fault continues at its fixup, not at N
-  'alternative', // I or N lies in code that alternatives rewrite at boot
-  'no-next', // N is not an instruction of the same function
-  'branch-target', // a direct jump or call anywhere in the object lands on N
-  'table-target', // a jump table, computed-goto table or other data names N
-  'static-branch-target', // a jump label jumps to N when enabled
-  'fixup-target', // an exception fixup continues at N
-  'address-taken', // an instruction takes N's address (%rip-relative lea, absolute relocation)
-  'entry-point', // a symbol or an endbr64 marks N as a place code enters
-  'indirect-jump', // an indirect jump of the function whose targets no table in the object names
-  'next-not-probeable', // kprobes refuse a probe on N (static call site, BUG site)
-] as const;
-export type ReasonKind = (typeof REASON_KINDS)[number];
-
-export interface SiteVerdict {
-  object: string;
-  symbol: string;
-  offset: number;
-  /** The probed instruction as objdump prints it (a relocated call or jump names its symbol). */
-  insn: string;
-  /** The offset of the next instruction in the function (null when there is none or the site is an error). */
-  next_offset: number | null;
-  verdict: 'safe' | 'unsafe' | 'error';
-  reasons: string[];
-  /** The kind of each reason, in the same order (none for an error). */
-  kinds: ReasonKind[];
-}
+import { directTarget, GROUP7_MNEMONICS, opcodeOf, ripTarget, show, transferOf, type Transfer } from '../object-code/x86.js';
+import { TRANSFER_TEXT, type ReasonKind, type SiteVerdict } from './verdict.js';
 
 /** What reaches an address: `what` it is, and the instruction or entry (`by`) it belongs to, formatted on use. */
 interface Reached {
@@ -271,7 +238,7 @@ export class ObjectAnalysis {
     if (!insn || insn.address !== fn.value + offset) return 'stay';
     const f = this.facts.get(fn)!;
     if (f.refused || f.undecoded || f.anyIndirectJump || f.anyExTable || f.anyJumpLabel) return 'stay';
-    if (s.transfer[n] || GROUP7.has(opcodeOf(insn).mnemonic)) return 'stay';
+    if (s.transfer[n] || GROUP7_MNEMONICS.has(opcodeOf(insn).mnemonic)) return 'stay';
     const next = insn.address + insn.length;
     const following = s.insns[n + 1];
     if (next >= fn.value + fn.size || !following || following.mnemonic.startsWith('endbr') || s.transfer[n + 1] === 'trap') return 'stay';
@@ -291,7 +258,7 @@ export class ObjectAnalysis {
         const own = r ? undefined : directTarget(i);
         const t = r ? operandTarget(this.code, i, r) : own !== undefined ? { section: s.name, offset: own } : undefined;
         // An alternative's replacement (and static_cpu_has()'s slow path) jumps back into the code it patches.
-        const patched = ALTERNATIVE_CODE.has(s.name);
+        const patched = ALTERNATIVE_CODE_SECTIONS.has(s.name);
         if (t) this.reach(t, { kind: patched ? 'alternative' : 'branch-target', what: `the target of \`${opcodeOf(i).mnemonic}\`${patched ? ' in code alternatives patch in at boot,' : ''} at`, by: { section: s.name, offset: i.address } });
         continue;
       }
@@ -389,36 +356,3 @@ function add(sets: Map<string, Set<number>>, section: string, offset: number): v
   s.add(offset);
 }
 
-/** Code that alternatives copy over the original instructions at boot, or branch to from them. */
-const ALTERNATIVE_CODE = new Set(['.altinstr_replacement', '.altinstr_aux']);
-
-/** 0f 01 (Grp7) instructions, which the x86 rule refuses as a group (VMCALL and the like are among them). */
-const GROUP7 = new Set([
-  'sgdt', 'sidt', 'lgdt', 'lidt', 'smsw', 'lmsw', 'invlpg', 'swapgs', 'rdtscp', 'vmcall', 'vmlaunch', 'vmresume', 'vmxoff', 'monitor', 'mwait',
-  'clac', 'stac', 'encls', 'enclu', 'enclv', 'xgetbv', 'xsetbv', 'vmfunc', 'xend', 'xtest', 'rdpkru', 'wrpkru', 'vmrun', 'vmmcall', 'vmload', 'vmsave',
-  'stgi', 'clgi', 'skinit', 'invlpga', 'clzero', 'monitorx', 'mwaitx', 'serialize', 'xsusldtrk', 'xresldtrk', 'uiret', 'testui', 'clui', 'stui',
-  'tdcall', 'seamcall', 'seamret', 'seamops', 'wrmsrns', 'rdpru', 'invlpgb', 'tlbsync', 'pconfig', 'psmash', 'pvalidate', 'rmpadjust', 'rmpupdate', 'rdmsrlist', 'wrmsrlist', 'erets', 'eretu', 'lkgs',
-]);
-
-const TRANSFER_TEXT: Record<Transfer, string> = {
-  jump: 'is a jump',
-  'cond-jump': 'is a conditional jump',
-  call: 'is a call',
-  'indirect-jump': 'is an indirect jump',
-  'indirect-call': 'is an indirect call',
-  return: 'is a return',
-  trap: 'traps (int3, int, ud2, hlt)',
-  system: 'leaves to the system (syscall, iret, far transfer, hypervisor or enclave call)',
-};
-
-/** The primary reason of a verdict: the first of its kinds in REASON_KINDS order. */
-export function primaryReason(v: SiteVerdict): ReasonKind | undefined {
-  return REASON_KINDS.find((k) => v.kinds.includes(k));
-}
-
-/** `SYMBOL+OFFSET` (decimal or 0x hex; a bare SYMBOL is offset 0); undefined when it is not that. */
-export function parseSite(spec: string): { symbol: string; offset: number } | undefined {
-  const m = /^([A-Za-z_.$][\w.$]*)(?:\+(0x[0-9a-fA-F]+|\d+))?$/.exec(spec.trim());
-  if (!m) return undefined;
-  return { symbol: m[1]!, offset: m[2] ? Number(m[2]) : 0 };
-}

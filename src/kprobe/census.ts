@@ -3,7 +3,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { archiveMembers, readObjectCode } from '../tools/binutils.js';
-import { ObjectAnalysis, primaryReason, type ReasonKind } from './analyze.js';
+import { ObjectAnalysis } from './analyze.js';
+import { primaryReason, type ReasonKind } from './verdict.js';
 
 export interface Census {
   objects: number;

@@ -122,3 +122,6 @@ export function dataReferencesToCode(code: ObjectCode, codeSections: Set<string>
   }
   return out;
 }
+
+/** Code that alternatives copy over the original instructions at boot, or branch to from them. */
+export const ALTERNATIVE_CODE_SECTIONS = new Set(['.altinstr_replacement', '.altinstr_aux']);

@@ -105,3 +105,11 @@ export function show(i: Instruction): string {
   const operands = i.operands.replace(/\s+#.*$/, '').replace(/\s*<[^>]*>$/, '');
   return `${i.mnemonic}${operands ? ` ${operands}` : ''}`;
 }
+
+/** The 0f 01 (Grp7) instructions: system and virtualization instructions, VMCALL, STAC/CLAC, SWAPGS and the like. */
+export const GROUP7_MNEMONICS = new Set([
+  'sgdt', 'sidt', 'lgdt', 'lidt', 'smsw', 'lmsw', 'invlpg', 'swapgs', 'rdtscp', 'vmcall', 'vmlaunch', 'vmresume', 'vmxoff', 'monitor', 'mwait',
+  'clac', 'stac', 'encls', 'enclu', 'enclv', 'xgetbv', 'xsetbv', 'vmfunc', 'xend', 'xtest', 'rdpkru', 'wrpkru', 'vmrun', 'vmmcall', 'vmload', 'vmsave',
+  'stgi', 'clgi', 'skinit', 'invlpga', 'clzero', 'monitorx', 'mwaitx', 'serialize', 'xsusldtrk', 'xresldtrk', 'uiret', 'testui', 'clui', 'stui',
+  'tdcall', 'seamcall', 'seamret', 'seamops', 'wrmsrns', 'rdpru', 'invlpgb', 'tlbsync', 'pconfig', 'psmash', 'pvalidate', 'rmpadjust', 'rmpupdate', 'rdmsrlist', 'wrmsrlist', 'erets', 'eretu', 'lkgs',
+]);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { KernelBuild } from '../../src/build/builder.js';
-import type { SiteVerdict } from '../../src/kprobe/analyze.js';
+import type { SiteVerdict } from '../../src/kprobe/verdict.js';
 import { cli, userTree } from '../helpers/tree.js';
 
 const OBJECTS = ['kernel/sched/fair.o', 'kernel/sched/core.o', 'kernel/bpf/core.o', 'mm/maccess.o', 'lib/strncpy_from_user.o', 'arch/x86/kernel/process_64.o'];

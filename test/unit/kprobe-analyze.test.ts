@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzeObject } from '../../src/commands/kprobe.js';
-import { parseSite, type ObjectAnalysis, type ReasonKind } from '../../src/kprobe/analyze.js';
+import type { ObjectAnalysis } from '../../src/kprobe/analyze.js';
+import { parseSite, type ReasonKind } from '../../src/kprobe/verdict.js';
 import { cli } from '../helpers/tree.js';
 
 const fixtures = path.join(import.meta.dirname, '../fixtures/kprobe');
