@@ -37,6 +37,8 @@ export async function checkRequirements(env: NodeJS.ProcessEnv = process.env): P
   reqs.push({ what: `Node.js >= 20 (have ${process.versions.node})`, package: 'nodejs', present: major >= 20 });
   for (const [program, pkg, why] of PROGRAMS) reqs.push({ what: `${program} (${why})`, package: pkg, present: onPath(program, env) });
   reqs.push({ what: 'git send-email (sending series)', package: 'git-email', present: await hasSendEmail() });
+  // git send-email parses addresses with Mail::Address, which git-email only recommends.
+  reqs.push({ what: 'Mail::Address (git send-email parses addresses with it)', package: 'libmailtools-perl', present: await hasPerlModule('Mail::Address') });
   for (const [file, pkg, why] of HEADERS) reqs.push({ what: `${path.basename(file)} (${why})`, package: pkg, present: fs.existsSync(file) });
   return reqs;
 }
@@ -55,6 +57,11 @@ export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): b
 async function hasSendEmail(): Promise<boolean> {
   const res = await runRaw('git', ['--exec-path'], { cwd: '/' }).catch(() => undefined);
   return !!res && res.code === 0 && fs.existsSync(path.join(res.stdout.trim(), 'git-send-email'));
+}
+
+async function hasPerlModule(module: string): Promise<boolean> {
+  const res = await runRaw('perl', [`-M${module}`, '-e1'], { cwd: '/' }).catch(() => undefined);
+  return !!res && res.code === 0;
 }
 
 export function missingPackages(reqs: Requirement[]): string[] {

@@ -45,7 +45,7 @@ describe('static-key on mm/memcontrol.c', () => {
   test('generate makes one signed-off commit on kseries/<series>/v1', async () => {
     const r = await run('generate', 'static-key', '--set', 'file=mm/memcontrol.c', '--set', 'flag=cgroup_memory_nobpf', '--json');
     // The recipe proves its conversion, so a draft is built first for the figures of the commit message.
-    expect(r.err).toBe('building a draft of 1 patch (defconfig) to measure the object code');
+    expect(r.err).toBe('making a draft of 1 patch to build it (defconfig) to measure the object code');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j).toMatchObject({ series, version: 1, branch: `kseries/${series}/v1`, unchanged: false });
