@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CheckReport } from '../check/report.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
+import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw } from '../tools/git.js';
 import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
@@ -152,8 +153,15 @@ function checkedStatement(dir: string, tip: string, force: boolean): string {
     built ? `${built} of ${report.patches.length} patches built one by one (x86_64 ${report.config}, W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}` : '',
     cp === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors',
     proofs ? `${proofs} object-code ${proofs === 1 ? 'proof holds' : 'proofs hold'} (each converted test is one __jump_table NOP)` : '',
+    report.kunit ? kunitStatement(report.kunit) : '',
   ].filter(Boolean);
-  return `Checked with kseries: ${parts.join('; ')}.`;
+  return wrapParagraphs(`Checked with kseries: ${parts.join('; ')}.`, 72);
+}
+
+/** "KUnit (x86_64 under QEMU, TCG) passes: 7 of 7 tests on the base, 9 of 9 with the series" */
+function kunitStatement(k: NonNullable<CheckReport['kunit']>): string {
+  const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
+  return `KUnit ${suites} (x86_64 under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series`;
 }
 
 /** For a single patch, the changelog goes below the `---`, where git am drops it. */

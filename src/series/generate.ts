@@ -102,6 +102,7 @@ function kunitVars(k: KunitReport): TemplateVars {
 /** The census's reasons in a cover letter's words. */
 const REASON_TEXT: Record<string, string> = {
   'not-probeable': 'kprobes refuse the function',
+  undecoded: 'objdump cannot decode the function',
   'control-transfer': 'the instruction jumps, calls, returns or traps',
   'jump-label': 'the instruction is a jump label',
   'may-fault': 'the instruction may fault into a fixup',
