@@ -52,7 +52,9 @@ export function parseSymbols(text: string): ObjSymbol[] {
     const flags = m[2]!;
     // Column 7 is F (function), f (file) or O (object); a section symbol has d in column 6 and a blank there.
     const kind = flags[6] !== ' ' ? flags[6]! : flags[5] === 'd' ? 'd' : ' ';
-    out.push({ name: m[5]!.trim(), section: m[3]!, value: parseInt(m[1]!, 16), size: parseInt(m[4]!, 16), kind });
+    // objdump puts a symbol's visibility before its name: `.hidden _vdso_data`.
+    const name = m[5]!.trim().replace(/^\.(hidden|protected|internal) /, '');
+    out.push({ name, section: m[3]!, value: parseInt(m[1]!, 16), size: parseInt(m[4]!, 16), kind });
   }
   return out;
 }
@@ -105,10 +107,11 @@ export class DisassemblyParser {
       let textAt = colon + 2;
       let bytes = '';
       const tab = line.indexOf('\t', textAt);
+      // With -w every instruction is one line: raw bytes, a tab, the instruction; or, without raw bytes, the instruction.
       if (tab >= 0) {
         bytes = line.slice(textAt, tab).trimEnd();
         textAt = tab + 1;
-      } else if (/^[0-9a-f]{2}( [0-9a-f]{2})* *$/.test(line.slice(textAt))) return; // bytes without an instruction
+      }
       const last = this.section[this.section.length - 1];
       if (last && last.length === 0) last.length = address - last.address;
       const space = line.indexOf(' ', textAt);

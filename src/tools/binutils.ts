@@ -2,28 +2,31 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { elfSections, sectionContents } from '../object-code/elf.js';
-import { DisassemblyParser, parseRelocations, parseSymbols, type ObjectCode } from '../object-code/parse.js';
+import { elfRelocations, elfSections, elfSymbols, sectionContents } from '../object-code/elf.js';
+import { DisassemblyParser, type ObjectCode } from '../object-code/parse.js';
 import { ToolFailedError } from '../errors.js';
 import { run, runLines } from './run.js';
 
 /**
- * Symbols, relocations and instructions of an object file (`objdump -t -r -w` beside `objdump -d -w`, whose listing
- * is parsed while it is written), and the bytes of the sections named in `contents` (read from the ELF file).
+ * Instructions, symbols and relocations of an object file: `objdump -d -w`, parsed while objdump writes it, and the
+ * ELF file's own symbol table, relocations and the bytes of the sections named in `contents`. Without raw bytes
+ * (`-z --no-show-raw-insn`: less to print and parse) an instruction's length is the distance to the next one.
  */
 export async function readObjectCode(file: string, opts: { contents?: string[]; rawBytes?: boolean } = {}): Promise<ObjectCode> {
-  const cwd = path.dirname(file);
+  const image = fs.readFileSync(file);
+  const sections = elfSections(file, image);
   const raw = opts.rawBytes ?? true;
-  // Without raw bytes an instruction's length is the distance to the next one: -z lists zero bytes as instructions
-  // too, and the section's size (from the ELF file) ends the last one.
-  const image = raw && !opts.contents?.length ? undefined : fs.readFileSync(file);
-  const sections = image && elfSections(file, image);
-  const parser = new DisassemblyParser(sections && new Map(sections.map((s) => [s.name, s.size])));
+  const parser = new DisassemblyParser(new Map(sections.map((s) => [s.name, s.size])));
   const listing = raw ? ['-d', '-w', file] : ['-d', '-w', '-z', '--no-show-raw-insn', file];
-  const [tables, code] = await Promise.all([run('objdump', ['-t', '-r', '-w', file], { cwd }), runLines('objdump', listing, { cwd }, (l) => parser.line(l))]);
+  const code = await runLines('objdump', listing, { cwd: path.dirname(file) }, (l) => parser.line(l));
   if (code.code !== 0) throw new ToolFailedError(`objdump -d ${file} failed: ${code.stderr.trim().split('\n').pop()}`, 'is it an object file of this architecture?');
-  const contents = image && sections && opts.contents?.length ? sectionContents(image, sections, opts.contents) : undefined;
-  return { symbols: parseSymbols(tables.stdout), relocations: parseRelocations(tables.stdout), instructions: parser.finish(), contents };
+  const { symbols, byIndex } = elfSymbols(image, sections);
+  return {
+    symbols,
+    relocations: elfRelocations(image, sections, byIndex),
+    instructions: parser.finish(),
+    contents: opts.contents?.length ? sectionContents(image, sections, opts.contents) : undefined,
+  };
 }
 
 /**

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { KernelBuild } from '../../src/build/builder.js';
 import type { SiteVerdict } from '../../src/kprobe/verdict.js';
+import { parseRelocations, parseSymbols } from '../../src/object-code/parse.js';
+import { readObjectCode } from '../../src/tools/binutils.js';
 import { cli, userTree } from '../helpers/tree.js';
 
 const OBJECTS = ['kernel/sched/fair.o', 'kernel/sched/core.o', 'kernel/bpf/core.o', 'mm/maccess.o', 'lib/strncpy_from_user.o', 'arch/x86/kernel/process_64.o'];
@@ -48,6 +50,16 @@ describe('kprobe analyze on the real tree', () => {
       expect(got.length, object).toBe(expected.length);
       expect(got, object).toEqual(expected);
       console.log(`${object}: ${new Set(got.map((g) => g.replace(/\+\d+$/, ''))).size} functions, ${got.length} instruction boundaries, all as objdump -dr prints them`);
+    }
+  });
+
+  test('the symbols and relocations read from the ELF file are the ones objdump -t -r lists', async () => {
+    for (const object of OBJECTS) {
+      const file = path.join(buildDir, object);
+      const code = await readObjectCode(file);
+      const tables = execFileSync('objdump', ['-t', '-r', '-w', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+      expect(code.symbols, object).toEqual(parseSymbols(tables));
+      expect(code.relocations, object).toEqual(parseRelocations(tables));
     }
   });
 
