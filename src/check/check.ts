@@ -88,7 +88,8 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   }
   const seriesProblems = checkSeries(commits.map((c) => c.subject), commits.length > 1 ? opts.cover : undefined);
   const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log }) : undefined;
-  const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || (kunit !== undefined && !kunit.ok);
+  const kunitFailed = kunit !== undefined && !kunit.ok;
+  const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || kunitFailed;
   return {
     series: { name: opts.series?.name ?? null, version: opts.series?.version ?? null, base: opts.base, tip: opts.tip, patches: commits.length },
     config: opts.config,
@@ -96,7 +97,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     patches,
     problems: seriesProblems,
     ...(kunit ? { kunit } : {}),
-    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || (kunit !== undefined && !kunit.ok) ? 'findings' : 'clean',
+    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || kunitFailed ? 'findings' : 'clean',
     failed,
   };
 }
@@ -150,9 +151,10 @@ async function buildAll(
 
     // Each registered prover decides from a patch whether it has something to prove, and in which objects.
     const provers = registeredProvers();
-    const toProve = mails.map((m) => provers.flatMap((v) => v.objectsToProve(m)));
+    const wanted = mails.map((m) => provers.map((v) => ({ asRun: v.readsFinal === true, objects: v.objectsToProve(m) })));
+    const toProve = wanted.map((w) => w.flatMap((x) => x.objects));
     const proved = new Set(toProve.flat());
-    const asRun = new Set(mails.flatMap((m) => provers.filter((v) => v.readsFinal).flatMap((v) => v.objectsToProve(m))));
+    const asRun = new Set(wanted.flat().flatMap((x) => (x.asRun ? x.objects : [])));
     const code = new Map<string, ObjectCode>();
     const objectFile = (o: string) => path.join(build.buildDir, o);
     const objtool = path.join(build.buildDir, 'tools/objtool/objtool');

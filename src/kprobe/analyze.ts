@@ -3,7 +3,7 @@
 // Pure: one parsed object in, a verdict with every reason per site out. When in doubt the verdict is unsafe.
 import { ALTERNATIVE_CODE_SECTIONS, alternatives, dataReferencesToCode, exceptionEntries, jumpEntries, kprobeBlacklist, UNPROBED_SECTIONS, type Alternative } from '../object-code/kernel-sections.js';
 import type { Instruction, ObjectCode, ObjSymbol, Relocation } from '../object-code/parse.js';
-import { operandTarget, relocationSymbol, relocationTarget, type Target } from '../object-code/relocations.js';
+import { firstInstructionFrom, instructionIndexAt, operandRelocations, operandTarget, relocationTarget, type Target } from '../object-code/relocations.js';
 import { baseFunction, functionAt, functionsBySection } from '../object-code/symbols.js';
 import { directTarget, GROUP7_MNEMONICS, opcodeOf, ripTarget, show, transferOf, type Transfer } from '../object-code/x86.js';
 import { TRANSFER_TEXT, type ReasonKind, type SiteVerdict } from './verdict.js';
@@ -59,7 +59,10 @@ export class ObjectAnalysis {
     private readonly code: ObjectCode,
   ) {
     for (const list of functionsBySection(code).values()) for (const f of list) if (!this.byName.has(f.name)) this.byName.set(f.name, f);
-    for (const [name, insns] of code.instructions) this.sections.set(name, classify(name, insns, code.relocations.get(name) ?? []));
+    for (const [name, insns] of code.instructions) {
+      const reloc = operandRelocations(code, name);
+      this.sections.set(name, { name, insns, reloc, transfer: insns.map((i, n) => transferOf(i, reloc[n]?.symbol)) });
+    }
     const tabled = new Set<ObjSymbol>();
     const indirect = new Map<ObjSymbol, { insn: Instruction; text: string }[]>();
     for (const s of this.sections.values()) this.readCode(s, indirect);
@@ -125,9 +128,8 @@ export class ObjectAnalysis {
       for (const i of s.insns) if (i.mnemonic === '(bad)' || i.operands === '(bad)') mark(s.name, i.address, (fn) => `it cannot decode the bytes at ${fn.name}+0x${(i.address - fn.value).toString(16)}`);
       const named = [...(this.reachedBy.get(s.name)?.keys() ?? []), ...(this.faults.get(s.name)?.keys() ?? []), ...(this.jumpLabels.get(s.name) ?? [])];
       for (const address of named) {
-        const n = firstAt(s.insns, address + 1) - 1;
-        const i = s.insns[n];
-        if (i && i.address !== address && address < i.address + i.length) mark(s.name, address, (fn) => `a branch, fixup or table names ${fn.name}+0x${(address - fn.value).toString(16)}, inside \`${show(i)}\``);
+        const i = s.insns[instructionIndexAt(s.insns, address)];
+        if (i && i.address !== address) mark(s.name, address, (fn) => `a branch, fixup or table names ${fn.name}+0x${(address - fn.value).toString(16)}, inside \`${show(i)}\``);
       }
     }
   }
@@ -148,7 +150,7 @@ export class ObjectAnalysis {
     const s = this.sections.get(fn.section);
     if (!s) return [];
     const out: SiteVerdict[] = [];
-    for (let n = firstAt(s.insns, fn.value); n < s.insns.length && s.insns[n]!.address < fn.value + fn.size; n++) out.push(this.judge(fn, s, n));
+    for (let n = firstInstructionFrom(s.insns, fn.value); n < s.insns.length && s.insns[n]!.address < fn.value + fn.size; n++) out.push(this.judge(fn, s, n));
     return out;
   }
 
@@ -158,9 +160,9 @@ export class ObjectAnalysis {
     if (!fn || !s) return this.error(symbol, offset, `no function ${symbol} in ${this.object}`);
     if (offset < 0 || offset >= fn.size) return this.error(symbol, offset, `${symbol}+0x${offset.toString(16)} is past the end of ${symbol} (${fn.size} bytes)`);
     const at = fn.value + offset;
-    const n = firstAt(s.insns, at + 1) - 1;
+    const n = instructionIndexAt(s.insns, at);
     const insn = s.insns[n];
-    if (!insn || at >= insn.address + insn.length) return this.error(symbol, offset, `${symbol}+0x${offset.toString(16)} holds no instruction`);
+    if (!insn) return this.error(symbol, offset, `${symbol}+0x${offset.toString(16)} holds no instruction`);
     if (insn.address !== at) {
       return this.error(symbol, offset, `${symbol}+0x${offset.toString(16)} is not an instruction boundary: it is inside \`${show(insn)}\` at ${symbol}+0x${(insn.address - fn.value).toString(16)}`);
     }
@@ -216,12 +218,18 @@ export class ObjectAnalysis {
     if (!transfer) return insn.operands ? `${insn.mnemonic} ${insn.operands}` : insn.mnemonic;
     const { mnemonic, operands } = opcodeOf(insn);
     if (transfer === 'jump' || transfer === 'cond-jump' || transfer === 'call') {
-      const own = r ? undefined : directTarget(insn);
-      const t = r ? operandTarget(this.code, insn, r) : own !== undefined ? { section, offset: own } : undefined;
+      const t = this.branchTarget(section, insn, r);
       if (t) return `${mnemonic} ${this.where(t)}`;
-      if (r) return `${mnemonic} ${relocationSymbol(r)}`;
-    } else if (r && transfer && !operands.startsWith('*')) return `${mnemonic} ${relocationSymbol(r)}`;
+      if (r) return `${mnemonic} ${r.symbol}`;
+    } else if (r && !operands.startsWith('*')) return `${mnemonic} ${r.symbol}`;
     return insn.operands ? `${insn.mnemonic} ${insn.operands}` : insn.mnemonic;
+  }
+
+  /** Where a direct jump or call lands: through its operand's relocation, or as objdump resolved it in `section`. */
+  private branchTarget(section: string, insn: Instruction, r: Relocation | undefined): Target | undefined {
+    if (r) return operandTarget(this.code, insn, r);
+    const own = directTarget(insn);
+    return own === undefined ? undefined : { section, offset: own };
   }
 
   /**
@@ -233,7 +241,7 @@ export class ObjectAnalysis {
   x86Rule(fn: ObjSymbol, offset: number): 'move' | 'stay' {
     const s = this.sections.get(fn.section);
     if (!s) return 'stay';
-    const n = firstAt(s.insns, fn.value + offset);
+    const n = instructionIndexAt(s.insns, fn.value + offset);
     const insn = s.insns[n];
     if (!insn || insn.address !== fn.value + offset) return 'stay';
     const f = this.facts.get(fn)!;
@@ -255,8 +263,7 @@ export class ObjectAnalysis {
       const transfer = s.transfer[n];
       const r = s.reloc[n];
       if (transfer === 'jump' || transfer === 'cond-jump' || transfer === 'call') {
-        const own = r ? undefined : directTarget(i);
-        const t = r ? operandTarget(this.code, i, r) : own !== undefined ? { section: s.name, offset: own } : undefined;
+        const t = this.branchTarget(s.name, i, r);
         // An alternative's replacement (and static_cpu_has()'s slow path) jumps back into the code it patches.
         const patched = ALTERNATIVE_CODE_SECTIONS.has(s.name);
         if (t) this.reach(t, { kind: patched ? 'alternative' : 'branch-target', what: `the target of \`${opcodeOf(i).mnemonic}\`${patched ? ' in code alternatives patch in at boot,' : ''} at`, by: { section: s.name, offset: i.address } });
@@ -311,37 +318,10 @@ export class ObjectAnalysis {
   }
 }
 
-/** Walk a section's instructions and its relocations (both in address order) together. */
-function classify(name: string, insns: Instruction[], relocations: Relocation[]): CodeSection {
-  const relocs = relocations.length > 1 && relocations.some((r, k) => k > 0 && r.offset < relocations[k - 1]!.offset) ? [...relocations].sort((a, b) => a.offset - b.offset) : relocations;
-  const reloc: (Relocation | undefined)[] = new Array(insns.length);
-  const transfer: (Transfer | undefined)[] = new Array(insns.length);
-  let k = 0;
-  for (let n = 0; n < insns.length; n++) {
-    const i = insns[n]!;
-    while (k < relocs.length && relocs[k]!.offset <= i.address) k++;
-    const r = k < relocs.length && relocs[k]!.offset < i.address + i.length ? relocs[k] : undefined;
-    reloc[n] = r;
-    transfer[n] = transferOf(i, r ? relocationSymbol(r) : undefined);
-  }
-  return { name, insns, transfer, reloc };
-}
-
 /** The alternative whose original instructions cover `address`. */
 function alternativeAt(alts: Alternative[], address: number): Alternative | undefined {
   for (const a of alts) if (address >= a.site.offset && address < a.site.offset + Math.max(a.length, 1)) return a;
   return undefined;
-}
-
-function firstAt(list: Instruction[], address: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]!.address < address) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function mapOf<V>(maps: Map<string, Map<number, V>>, section: string): Map<number, V> {

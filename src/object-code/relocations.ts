@@ -28,25 +28,30 @@ export function relocationTarget(code: ObjectCode, r: Relocation): Target | unde
   return { section: sym.section, offset: (sym.kind === 'd' ? 0 : sym.value) + r.addend };
 }
 
-/** The relocation's symbol without objdump's `+0x..` (for an undefined function: its name). */
-export function relocationSymbol(r: Relocation): string {
-  return r.symbol.replace(/[-+]0x[0-9a-f]+$/, '');
+/** The index of the first instruction of `list` (in address order) that starts at or after `address`. */
+export function firstInstructionFrom(list: Instruction[], address: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]!.address < address) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The index of the instruction of `list` that covers `address`, or -1. */
+export function instructionIndexAt(list: Instruction[], address: number): number {
+  const n = firstInstructionFrom(list, address + 1) - 1;
+  const i = list[n];
+  return i && address < i.address + i.length ? n : -1;
 }
 
 /** The instruction of `section` that covers `address`. */
 export function instructionAt(code: ObjectCode, section: string, address: number): Instruction | undefined {
   const list = code.instructions.get(section);
-  if (!list) return undefined;
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const i = list[mid]!;
-    if (address < i.address) hi = mid - 1;
-    else if (address >= i.address + i.length) lo = mid + 1;
-    else return i;
-  }
-  return undefined;
+  const n = list ? instructionIndexAt(list, address) : -1;
+  return n < 0 ? undefined : list![n];
 }
 
 /** The instruction that starts exactly at a target, if one does. */
@@ -55,16 +60,22 @@ export function instructionStartingAt(code: ObjectCode, t: Target): Instruction 
   return i && i.address === t.offset ? i : undefined;
 }
 
-/** The relocation inside an instruction (its operand), looked up by offset: made once per section. */
-export function relocationsOf(code: ObjectCode, section: string): (i: Instruction) => Relocation | undefined {
-  const at = new Map((code.relocations.get(section) ?? []).map((r) => [r.offset, r]));
-  return (i) => {
-    for (let o = i.address + 1; o < i.address + i.length; o++) {
-      const r = at.get(o);
-      if (r) return r;
-    }
-    return undefined;
-  };
+/**
+ * Per instruction of a code section (same index), the relocation inside it (its operand, after the opcode byte):
+ * the section's instructions and relocations walked together in address order.
+ */
+export function operandRelocations(code: ObjectCode, section: string): (Relocation | undefined)[] {
+  const insns = code.instructions.get(section) ?? [];
+  const all = code.relocations.get(section) ?? [];
+  const relocs = all.some((r, k) => k > 0 && r.offset < all[k - 1]!.offset) ? [...all].sort((a, b) => a.offset - b.offset) : all;
+  const out: (Relocation | undefined)[] = new Array(insns.length);
+  let k = 0;
+  for (let n = 0; n < insns.length; n++) {
+    const i = insns[n]!;
+    while (k < relocs.length && relocs[k]!.offset <= i.address) k++;
+    out[n] = k < relocs.length && relocs[k]!.offset < i.address + i.length ? relocs[k] : undefined;
+  }
+  return out;
 }
 
 /**

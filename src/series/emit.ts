@@ -158,7 +158,7 @@ function checkedStatement(dir: string, tip: string, force: boolean): string {
   return wrapParagraphs(`Checked with kseries: ${parts.join('; ')}.`, 72);
 }
 
-/** "KUnit (x86_64 under QEMU, TCG) passes: 7 of 7 tests on the base, 9 of 9 with the series" */
+/** "KUnit kprobes_test (x86_64 under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
 function kunitStatement(k: NonNullable<CheckReport['kunit']>): string {
   const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
   return `KUnit ${suites} (x86_64 under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series`;

@@ -7,7 +7,7 @@ import type { ObjectAround, ObjectProof, Prover } from '../../check/proofs/types
 import { callGraph } from '../../object-code/call-graph.js';
 import { jumpEntries } from '../../object-code/kernel-sections.js';
 import type { Instruction, ObjectCode, ObjSymbol } from '../../object-code/parse.js';
-import { instructionAt, instructionStartingAt, operandTarget, relocationsOf, relocationSymbol, relocationTarget } from '../../object-code/relocations.js';
+import { instructionAt, instructionStartingAt, operandRelocations, operandTarget, relocationTarget } from '../../object-code/relocations.js';
 import { baseFunction } from '../../object-code/symbols.js';
 import { isJumpLabelNop, show } from '../../object-code/x86.js';
 
@@ -211,13 +211,12 @@ function bootWriter(code: ObjectCode, key: ObjSymbol): { function: string; enabl
     return !!sym && initcalls.some((t) => t && t.section === sym.section && t.offset === sym.value);
   };
   for (const [section, list] of code.instructions) {
-    const relocIn = relocationsOf(code, section);
+    const relocs = operandRelocations(code, section);
     for (const [n, i] of list.entries()) {
-      const r = /^(call|jmp)/.test(i.mnemonic) ? relocIn(i) : undefined;
-      const m = r && /^static_key_(enable|disable)(?:_cpuslocked)?$/.exec(relocationSymbol(r));
+      const r = /^(call|jmp)/.test(i.mnemonic) ? relocs[n] : undefined;
+      const m = r && /^static_key_(enable|disable)(?:_cpuslocked)?$/.exec(r.symbol);
       if (!m || !isInitcall(i.function)) continue;
-      const passesKey = list.slice(Math.max(0, n - 6), n).some((a) => {
-        const r = relocIn(a);
+      const passesKey = relocs.slice(Math.max(0, n - 6), n).some((r) => {
         const t = r && relocationTarget(code, r);
         return t?.section === key.section && t.offset === key.value;
       });
