@@ -1,7 +1,9 @@
 // `kseries doctor`: everything kseries needs, one line per missing piece with the Debian package that provides it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { gitRunRaw } from './tools/git.js';
 import { run, runRaw } from './tools/run.js';
+import { onPath } from './tools/which.js';
 
 export interface Requirement {
   what: string;
@@ -43,19 +45,8 @@ export async function checkRequirements(env: NodeJS.ProcessEnv = process.env): P
   return reqs;
 }
 
-export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  return (env.PATH ?? '').split(':').some((dir) => {
-    try {
-      fs.accessSync(path.join(dir || '.', program), fs.constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
 async function hasSendEmail(): Promise<boolean> {
-  const res = await runRaw('git', ['--exec-path'], { cwd: '/' }).catch(() => undefined);
+  const res = await gitRunRaw('/', ['--exec-path']).catch(() => undefined);
   return !!res && res.code === 0 && fs.existsSync(path.join(res.stdout.trim(), 'git-send-email'));
 }
 

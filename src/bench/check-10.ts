@@ -4,8 +4,8 @@ import { KernelBuild } from '../build/builder.js';
 import { checkRange } from '../check/check.js';
 import { applyPlan, resolveCommit } from '../series/generate.js';
 import type { SeriesPlan } from '../series/plan.js';
-import { worktreeAt } from '../series/workspace.js';
-import { gitRaw, readAtCommit } from '../tools/git.js';
+import { worktreeAt } from '../tree/worktree.js';
+import { gitRaw, gitRun, readAtCommit } from '../tools/git.js';
 import { CHECKPATCH_FLAGS } from '../tools/kernel-scripts.js';
 import { run, runRaw } from '../tools/run.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -46,13 +46,13 @@ export async function benchCheck10(tree: KernelTree): Promise<BenchResult[]> {
     await make(['prepare']);
     for (const o of objects) await make(['W=1', o]);
     for (const [i, c] of commits.entries()) {
-      await run('git', ['checkout', '-q', '--detach', c], { cwd: source });
+      await gitRun(source, ['checkout', '-q', '--detach', c]);
       await make(['W=1', objects[i]!]);
     }
   });
   const bareCheckpatch = await timed(async () => {
     for (const c of commits) {
-      const mail = (await run('git', ['format-patch', '-1', '--stdout', c], { cwd: tree.root })).stdout;
+      const mail = (await gitRun(tree.root, ['format-patch', '-1', '--stdout', c])).stdout;
       await run('perl', ['scripts/checkpatch.pl', ...CHECKPATCH_FLAGS, '-'], { cwd: tree.root, input: mail, okCodes: [0, 1] });
     }
   });

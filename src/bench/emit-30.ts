@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { applyPlan, resolveCommit } from '../series/generate.js';
 import { emitSeries } from '../series/emit.js';
-import { kseriesDir } from '../series/workspace.js';
+import { kseriesDir } from '../tree/worktree.js';
 import type { SeriesPlan } from '../series/plan.js';
-import { gitRaw, readAtCommit } from '../tools/git.js';
+import { gitRaw, gitRun, readAtCommit } from '../tools/git.js';
 import { run } from '../tools/run.js';
 import type { KernelTree } from '../tree/tree.js';
 import { timed, type BenchResult } from './measure.js';
@@ -51,7 +51,7 @@ export async function benchEmit30(tree: KernelTree): Promise<BenchResult> {
   try {
     const ours = await timed(() => emitSeries({ tree, name: SERIES, version: gen.version, out }));
     const peer = await timed(async () => {
-      await run('git', ['format-patch', '-q', '-o', peerDir, '--cover-letter', `--base=${base}`, `${base}..${gen.branch}`], { cwd: tree.root });
+      await gitRun(tree.root, ['format-patch', '-q', '-o', peerDir, '--cover-letter', `--base=${base}`, `${base}..${gen.branch}`]);
       for (const f of fs.readdirSync(peerDir).filter((n) => !n.startsWith('0000-')).sort()) {
         await run('perl', ['scripts/get_maintainer.pl', '--nogit', '--nogit-fallback', path.join(peerDir, f)], { cwd: tree.root });
       }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { onPath } from '../doctor.js';
+import { onPath } from '../tools/which.js';
 import { DECLARATION_PREFILTER } from '../recipes/static-key/scan.js';
 import { runRaw } from '../tools/run.js';
 import type { KernelTree } from '../tree/tree.js';

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withLock, worktreeAt } from '../series/workspace.js';
+import { withLock, worktreeAt } from '../tree/worktree.js';
 import { kunitBuild, kunitExec } from '../tools/kunit.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';

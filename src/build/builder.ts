@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolFailedError, UsageError } from '../errors.js';
-import { onPath } from '../doctor.js';
+import { onPath } from '../tools/which.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { runMake, runMakeMerged, runScriptsConfig, type MakeOptions } from '../tools/make.js';
 import { cacheDir } from '../tree/paths.js';

@@ -20,7 +20,6 @@ export interface PatchReport {
   index: number;
   commit: string;
   subject: string;
-  applied: boolean;
   build: BuildReport;
   /** Object-code proofs of recipes (a flag → static key conversion: the jump labels and their NOPs). */
   proofs: ObjectProof[];

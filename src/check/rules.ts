@@ -54,10 +54,13 @@ export function checkMessage(c: CommitMessage): Problem[] {
   return problems;
 }
 
-/** Problems of the series as a whole: its cover letter, its length, repeated subjects. */
-export function checkSeries(subjects: string[], cover: { subject: string; body: string } | undefined): Problem[] {
+/**
+ * Problems of the series as a whole: its cover letter, its length, repeated subjects. A cover letter is asked for
+ * only of a series posted as mail (`mailed`): a range of commits has none.
+ */
+export function checkSeries(subjects: string[], cover: { subject: string; body: string } | undefined, mailed: boolean): Problem[] {
   const problems: Problem[] = [];
-  if (subjects.length > 1 && !cover) {
+  if (mailed && subjects.length > 1 && !cover) {
     problems.push({ kind: 'cover-missing', severity: 'error', message: `a series of ${subjects.length} patches needs a cover letter (5.Posting.rst, "Sending the patch")` });
   }
   if (cover && /\*\*\* (SUBJECT|BLURB) HERE \*\*\*|EDITME/.test(`${cover.subject}\n${cover.body}`)) {

@@ -57,6 +57,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     tip,
     series,
     cover,
+    mailed: a.range === undefined,
     mails,
     build: a.build,
     full: a.full,

@@ -6,7 +6,7 @@ import { configSymbolsFor } from '../build/kbuild.js';
 import { ToolFailedError, UsageError } from '../errors.js';
 import { ObjectAnalysis } from '../kprobe/analyze.js';
 import { parseSite, primaryReason, type SiteVerdict } from '../kprobe/verdict.js';
-import { withLock, worktreeAt } from '../series/workspace.js';
+import { withLock, worktreeAt } from '../tree/worktree.js';
 import { readObjectCode } from '../tools/binutils.js';
 import { readAtCommit } from '../tools/git.js';
 import { commitOf, openTree } from '../tree/tree.js';

@@ -1,7 +1,7 @@
 // Applying rendered edits to a FileOverlay: unified diffs (with fuzz), anchored fragments, new files.
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import { ApplyError } from '../errors.js';
-import { checkTreePath } from '../templates/params.js';
+import { checkTreePath } from '../tree/paths.js';
 import type { FileOverlay } from './overlay.js';
 
 /** Context lines a hunk may be off by and still apply, as `patch -F2` would. */

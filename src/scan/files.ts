@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ToolFailedError } from '../errors.js';
-import { checkTreePath } from '../templates/params.js';
-import { runLines } from '../tools/run.js';
+import { checkTreePath } from '../tree/paths.js';
+import { gitLines } from '../tools/git.js';
 
 /** Files per batch: bounds memory on a whole-tree scan. */
 const BATCH = 100;
@@ -23,7 +23,7 @@ export async function listMatching(source: Source, pattern: string, paths: reado
   const specs = paths.length ? paths.map((p) => `${checkTreePath(p, '--path')}/*.c`) : ['*.c'];
   const { commit } = source;
   let batch: string[] = [];
-  const r = await runLines('git', ['grep', '-l', '--full-name', '-P', pattern, ...(commit ? [commit] : []), '--', ...specs], { cwd: source.root }, (line) => {
+  const r = await gitLines(source.root, ['grep', '-l', '--full-name', '-P', pattern, ...(commit ? [commit] : []), '--', ...specs], (line) => {
     if (!line) return;
     batch.push(commit ? line.slice(commit.length + 1) : line);
     if (batch.length === BATCH) {

@@ -9,7 +9,7 @@ import { gitRaw } from '../tools/git.js';
 import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from './generate.js';
-import { getHeader, joinMail, setHeaders, splitMail } from './mail.js';
+import { getHeader, joinMail, setHeaders, splitMail } from '../mail/headers.js';
 import { branchName, loadSeries, saveRecord, type SeriesRecord } from './store.js';
 
 export interface EmitOptions {

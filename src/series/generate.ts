@@ -14,7 +14,7 @@ import { runGetMaintainerOfFile } from '../tools/kernel-scripts.js';
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { planSeries, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
 import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
-import { withLock, worktreeAt, writingWorktree } from './workspace.js';
+import { withLock, worktreeAt, writingWorktree } from '../tree/worktree.js';
 
 export interface GenerateOptions {
   tree: KernelTree;

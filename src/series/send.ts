@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SeriesError } from '../errors.js';
-import { run } from '../tools/run.js';
-import { getHeader, splitMail } from './mail.js';
+import { gitRun } from '../tools/git.js';
+import { getHeader, splitMail } from '../mail/headers.js';
 
 export interface SendOptions {
   /** out/<series>/v<N>/ */
@@ -46,6 +46,6 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   if (opts.smtpPort) args.push(`--smtp-server-port=${opts.smtpPort}`);
   if (opts.smtpEncryption) args.push(`--smtp-encryption=${opts.smtpEncryption}`);
   args.push(...files);
-  const res = await run('git', args, { cwd: opts.cwd, env: { GIT_TERMINAL_PROMPT: '0' } });
+  const res = await gitRun(opts.cwd, args, { env: { GIT_TERMINAL_PROMPT: '0' } });
   return { sent: opts.send, files, output: res.stdout + res.stderr };
 }

@@ -5,7 +5,7 @@ import { SeriesError } from '../errors.js';
 import { gitRaw } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
 import type { Params } from '../templates/params.js';
-import { kseriesDir } from './workspace.js';
+import { kseriesDir } from '../tree/worktree.js';
 
 export interface SeriesRecord {
   name: string;

@@ -1,5 +1,5 @@
 // Declared recipe parameters: types, defaults, and the checks of values given with --set.
-import path from 'node:path';
+import { checkTreePath } from '../tree/paths.js';
 import { ParamError } from '../errors.js';
 
 export type ParamType = 'identifier' | 'string' | 'integer' | 'path' | 'boolean';
@@ -76,14 +76,3 @@ export function convertParam(recipe: string, key: string, type: ParamType, raw: 
   }
 }
 
-/** A relative path that stays inside the tree, normalised; anything else is refused. */
-export function checkTreePath(raw: string, what: string): string {
-  const norm = path.posix.normalize(raw.replace(/\\/g, '/'));
-  if (raw === '' || path.posix.isAbsolute(norm) || norm === '..' || norm.startsWith('../') || norm.includes('\0') || norm === '.') {
-    throw new ParamError(`${what}: ${JSON.stringify(raw)} is not a path inside the kernel tree`, 'give a path relative to the tree top, e.g. kernel/sched/core.c');
-  }
-  if (norm.split('/').includes('.git')) {
-    throw new ParamError(`${what}: ${JSON.stringify(raw)} points into .git`, 'give a path of a source file');
-  }
-  return norm.replace(/\/$/, '');
-}

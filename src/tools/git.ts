@@ -1,9 +1,29 @@
-// git, through simple-git (argument arrays, an explicit working directory, no shell).
-import { simpleGit, type SimpleGit } from 'simple-git';
+// Every git kseries runs goes through this module (a test pins it): simple-git for plain calls, run() where an
+// environment, stdin, streaming or a result code is needed. Argument arrays, an explicit working directory, no shell.
+import type { SimpleGit } from 'simple-git';
 import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
-import { run, runBytes } from './run.js';
+import { run, runBytes, runLines, runRaw, type RunOptions, type RunResult } from './run.js';
 
-export function git(cwd: string): SimpleGit {
+const CONFIG = ['-c', 'core.quotepath=off'];
+
+/** `git args...` with run()'s contract: options (env, input, okCodes) as given; a bad exit throws. */
+export function gitRun(cwd: string, args: string[], opts: Omit<RunOptions, 'cwd'> = {}): Promise<RunResult> {
+  return run('git', [...CONFIG, ...args], { ...opts, cwd });
+}
+
+/** Like gitRun, but every exit code is returned. */
+export function gitRunRaw(cwd: string, args: string[], opts: Omit<RunOptions, 'cwd'> = {}): Promise<RunResult> {
+  return runRaw('git', [...CONFIG, ...args], { ...opts, cwd });
+}
+
+/** `git args...` with its stdout handed over line by line while it runs. */
+export function gitLines(cwd: string, args: string[], onLine: (line: string) => void): Promise<{ code: number; stderr: string }> {
+  return runLines('git', [...CONFIG, ...args], { cwd }, onLine);
+}
+
+/** simple-git, loaded on first use: `kseries scan` runs git grep only and need not load it. */
+async function git(cwd: string): Promise<SimpleGit> {
+  const { simpleGit } = await import('simple-git');
   return simpleGit({ baseDir: cwd, config: ['core.quotepath=off', 'advice.detachedHead=false'] });
 }
 
@@ -13,8 +33,8 @@ export function git(cwd: string): SimpleGit {
  */
 export async function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
   try {
-    if (env) return (await run('git', ['-c', 'core.quotepath=off', ...args], { cwd, env })).stdout;
-    return await git(cwd).raw(args);
+    if (env) return (await gitRun(cwd, args, { env })).stdout;
+    return await (await git(cwd)).raw(args);
   } catch (e) {
     if (e instanceof KseriesError) throw e;
     throw gitError(e, args);
@@ -24,7 +44,7 @@ export async function gitRaw(cwd: string, args: string[], env?: Record<string, s
 /** Like gitRaw, but undefined instead of an error (for probes such as "does this ref exist"). */
 export async function gitTry(cwd: string, args: string[]): Promise<string | undefined> {
   try {
-    return await git(cwd).raw(args);
+    return await (await git(cwd)).raw(args);
   } catch (e) {
     if (/ENOENT/.test(String(e))) throw gitError(e, args);
     return undefined;
@@ -47,7 +67,7 @@ export async function readAtCommit(cwd: string, commit: string, file: string): P
 
 /** Many files' texts at one commit through one `git cat-file --batch`; missing files are left out. */
 export async function readManyAtCommit(cwd: string, commit: string, files: string[]): Promise<Map<string, string>> {
-  const res = await runBytes('git', ['cat-file', '--batch'], { cwd, input: files.map((f) => `${commit}:${f}\n`).join('') });
+  const res = await runBytes('git', [...CONFIG, 'cat-file', '--batch'], { cwd, input: files.map((f) => `${commit}:${f}\n`).join('') });
   const texts = new Map<string, string>();
   let pos = 0;
   for (const file of files) {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isRoot, processAlive } from '../system.js';
 import { TreeError } from '../errors.js';
+import { gitRun, gitRunRaw } from '../tools/git.js';
 import { run, runRaw } from '../tools/run.js';
 import { cacheDir, debianTarball, KERNEL_SERIES } from './paths.js';
 import { describeTree, readKernelVersion, treeLocation, type KernelTree } from './tree.js';
@@ -98,7 +99,7 @@ async function buildFromTarball(tarball: string, dest: string, log: (line: strin
   log(`committing the ${version} tree as the base commit`);
   const date = fs.statSync(tarball).mtime.toISOString();
   const env = { ...BASE_IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
-  const git = (args: string[]) => run('git', args, { cwd: work, env });
+  const git = (args: string[]) => gitRun(work, args, { env });
   await git(['init', '-q', '-b', 'master']);
   await git(['add', '-A']);
   await git(['commit', '-q', '--no-verify', '-m', `Linux ${version} (Debian linux-source-${KERNEL_SERIES})`]);
@@ -124,8 +125,7 @@ export function dropDebianIgnoreBlock(file: string): void {
 
 async function cloneStable(dest: string): Promise<boolean> {
   const work = `${dest}.work-${process.pid}`;
-  const res = await runRaw('git', ['clone', '-q', '--depth', '1', '--branch', `v${KERNEL_SERIES}`, STABLE_GIT, work], {
-    cwd: path.dirname(dest),
+  const res = await gitRunRaw(path.dirname(dest), ['clone', '-q', '--depth', '1', '--branch', `v${KERNEL_SERIES}`, STABLE_GIT, work], {
     env: { GIT_TERMINAL_PROMPT: '0' },
   }).catch(() => ({ code: 1 }));
   if (res.code !== 0) {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TreeError } from '../errors.js';
-import { run } from '../tools/run.js';
+import { gitRun } from '../tools/git.js';
 
 export interface KernelTree {
   /** Top of the tree (the user's checkout or the provisioned one): read, never written. */
@@ -44,14 +44,14 @@ export async function describeTree(dir: string): Promise<KernelTree> {
   if (!version || !fs.existsSync(path.join(dir, 'scripts', 'checkpatch.pl'))) {
     throw new TreeError(`${dir} is not the top of a Linux source tree`, 'point --tree at the directory holding MAINTAINERS and Makefile');
   }
-  const top = await run('git', ['rev-parse', '--show-toplevel'], { cwd: dir, okCodes: [0, 128] });
+  const top = await gitRun(dir, ['rev-parse', '--show-toplevel'], { okCodes: [0, 128] });
   if (top.code !== 0 || path.resolve(top.stdout.trim()) !== dir) {
     throw new TreeError(
       `${dir} is not the top of a git repository`,
       'kseries works on git trees: run `kseries tree init` to make one from the Debian source, or `git init` your tree',
     );
   }
-  const common = await run('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir });
+  const common = await gitRun(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
   return { root: dir, gitCommonDir: common.stdout.trim(), version };
 }
 
@@ -71,12 +71,12 @@ export function readKernelVersion(dir: string): string | undefined {
 
 /** Whether the tree has history for get_maintainer.pl's git statistics (not a shallow clone or a one-commit tree). */
 export async function hasHistory(tree: KernelTree): Promise<boolean> {
-  if ((await run('git', ['rev-parse', '--is-shallow-repository'], { cwd: tree.root })).stdout.trim() === 'true') return false;
-  return (await run('git', ['rev-list', '--count', '--max-count=2', 'HEAD'], { cwd: tree.root })).stdout.trim() === '2';
+  if ((await gitRun(tree.root, ['rev-parse', '--is-shallow-repository'])).stdout.trim() === 'true') return false;
+  return (await gitRun(tree.root, ['rev-list', '--count', '--max-count=2', 'HEAD'])).stdout.trim() === '2';
 }
 
 /** The commit a revision names in the tree, or undefined when it names none. */
 export async function commitOf(tree: KernelTree, rev: string): Promise<string | undefined> {
-  const r = await run('git', ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: tree.root, okCodes: [0, 1, 128] });
+  const r = await gitRun(tree.root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { okCodes: [0, 1, 128] });
   return r.code === 0 ? r.stdout.trim() : undefined;
 }

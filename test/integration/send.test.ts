@@ -5,7 +5,7 @@ import path from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { getHeader, splitMail } from '../../src/series/mail.js';
+import { getHeader, splitMail } from '../../src/mail/headers.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { cli, FIXTURE_RECIPES, userTree } from '../helpers/tree.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { getHeader, splitMail } from '../../src/series/mail.js';
+import { getHeader, splitMail } from '../../src/mail/headers.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { cli, FIXTURE_RECIPES, userTree, git } from '../helpers/tree.js';

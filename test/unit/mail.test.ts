@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { dropHeader, getHeader, joinMail, setHeaders, splitMail } from '../../src/series/mail.js';
+import { dropHeader, getHeader, joinMail, setHeaders, splitMail } from '../../src/mail/headers.js';
 import { parseCheckpatch, parseGetMaintainer, patchLineMap } from '../../src/tools/kernel-scripts.js';
 
 const MAIL = ['From abc Mon Sep 17 00:00:00 2001', 'From: A <a@x.org>', 'Subject: [PATCH] x: A long', ' folded subject', '', 'body', ''].join('\n');

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { ParamError } from '../../src/errors.js';
-import { checkTreePath, convertParam, parseSetArgs, resolveParams, type ParamSpec } from '../../src/templates/params.js';
+import { convertParam, parseSetArgs, resolveParams, type ParamSpec } from '../../src/templates/params.js';
+import { checkTreePath } from '../../src/tree/paths.js';
 
 const specs: Record<string, ParamSpec> = {
   file: { type: 'path', help: 'a file' },

@@ -6,7 +6,7 @@ import { expect, test } from 'vitest';
 import { ApplyError, LockedError } from '../../src/errors.js';
 import type { RecipeCode } from '../../src/recipes/types.js';
 import { planSeries } from '../../src/series/plan.js';
-import { withLock } from '../../src/series/workspace.js';
+import { withLock } from '../../src/tree/worktree.js';
 import { readManifest } from '../../src/templates/manifest.js';
 
 function recipe(files: Record<string, string>): string {
@@ -113,5 +113,23 @@ test('a live holder of the lock stops a second run; a dead one is taken over', a
   await expect(withLock(tree, async () => 1)).rejects.toThrow(LockedError);
   fs.writeFileSync(lock, '999999999');
   expect(await withLock(tree, async () => 2)).toBe(2);
+  expect(fs.existsSync(lock)).toBe(false);
+});
+
+test('the lock is re-entrant along one call chain, and the inner release keeps the outer hold', async () => {
+  const gitCommonDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-lock-'));
+  const tree = { root: '/nonexistent', gitCommonDir, version: '6.12' };
+  const lock = path.join(gitCommonDir, 'kseries', 'lock');
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const outer = withLock(tree, async () => {
+    const inner = await withLock(tree, async () => fs.readFileSync(lock, 'utf8'));
+    await held;
+    return { inner, still: fs.existsSync(lock) };
+  });
+  // Another call chain of this process finds the lock taken, though it names our own pid.
+  await expect(withLock(tree, async () => 'x')).rejects.toThrow(LockedError);
+  release();
+  expect(await outer).toEqual({ inner: String(process.pid), still: true });
   expect(fs.existsSync(lock)).toBe(false);
 });

@@ -32,13 +32,17 @@ describe('commit messages', () => {
 describe('the series', () => {
   test.each([
     ['one patch needs no cover', ['a: b'], undefined, []],
-    ['two patches need a cover', ['a: b', 'a: c'], undefined, ['cover-missing']],
+    ['two mailed patches need a cover', ['a: b', 'a: c'], undefined, ['cover-missing']],
     ['placeholder text', ['a: b', 'a: c'], { subject: '*** SUBJECT HERE ***', body: 'x' }, ['cover-placeholder']],
     ['EDITME', ['a: b', 'a: c'], { subject: 'a: s', body: 'EDITME' }, ['cover-placeholder']],
     ['repeated subjects', ['a: b', 'a: b'], { subject: 'a: s', body: 'x' }, ['subject-repeated']],
     ['16 patches', Array.from({ length: 16 }, (_, i) => `a: p${i}`), { subject: 'a: s', body: 'x' }, ['series-length']],
   ] as const)('%s', (_what, subjects, cover, expected) => {
-    expect(checkSeries([...subjects], cover).map((p) => p.kind)).toEqual(expected);
+    expect(checkSeries([...subjects], cover, true).map((p) => p.kind)).toEqual(expected);
+  });
+
+  test('a range of commits is not mail: two commits need no cover letter', () => {
+    expect(checkSeries(['a: b', 'a: c'], undefined, false)).toEqual([]);
   });
 });
 

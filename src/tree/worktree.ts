@@ -1,20 +1,29 @@
 // kseries' own worktree and lock, kept in the tree's git directory: the user's branch, index and files are never used.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LockedError } from '../errors.js';
 import { processAlive } from '../system.js';
 import { gitRaw, gitTry } from '../tools/git.js';
-import type { KernelTree } from '../tree/tree.js';
+import type { KernelTree } from './tree.js';
 
 export function kseriesDir(tree: KernelTree): string {
   return path.join(tree.gitCommonDir, 'kseries');
 }
 
-/** Hold the tree's lock while `work` runs; a lock left by a dead process is taken over. */
+/** The lock files the current async call chain holds: a nested withLock on one of them just runs its work. */
+const held = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/**
+ * Hold the tree's lock while `work` runs. Re-entrant along one call chain (check inside generate); another chain of
+ * this process, or another live process, finds it taken. A lock left by a dead process is taken over.
+ */
 export async function withLock<T>(tree: KernelTree, work: () => Promise<T>): Promise<T> {
   const dir = kseriesDir(tree);
-  fs.mkdirSync(dir, { recursive: true });
   const lock = path.join(dir, 'lock');
+  const mine = held.getStore() ?? new Set<string>();
+  if (mine.has(lock)) return work();
+  fs.mkdirSync(dir, { recursive: true });
   for (let attempt = 0; ; attempt++) {
     try {
       fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
@@ -22,12 +31,12 @@ export async function withLock<T>(tree: KernelTree, work: () => Promise<T>): Pro
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockedError(lock);
       const holder = Number(fs.readFileSync(lock, 'utf8'));
-      if (holder && holder !== process.pid && processAlive(holder)) throw lockedError(lock, holder);
+      if (holder === process.pid || (holder && processAlive(holder))) throw lockedError(lock, holder);
       fs.rmSync(lock, { force: true });
     }
   }
   try {
-    return await work();
+    return await held.run(new Set([...mine, lock]), work);
   } finally {
     fs.rmSync(lock, { force: true });
   }
