@@ -1,7 +1,10 @@
 // The command line: parse arguments, run one command, turn errors into one line and an exit code.
+import fs from 'node:fs';
+import path from 'node:path';
 import yargs, { type Argv } from 'yargs';
 import { processErr, type GlobalOptions, type Io } from '../commands/io.js';
-import { EXIT_BUG, EXIT_USAGE, KseriesError } from '../errors.js';
+import { EXIT_BUG, EXIT_USAGE, KseriesError, UsageError } from '../errors.js';
+import { checkTreePath } from '../tree/paths.js';
 
 const EXAMPLES: [string, string][] = [
   ['kseries tree init', 'provision kernel-tree/ (Debian linux-source-6.12, cached in ~/.cache/kseries)'],
@@ -17,20 +20,21 @@ const EXAMPLES: [string, string][] = [
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let code = 0;
   const debug = argv.includes('--debug');
+  const checks = optionChecks(io);
   const run = (fn: (g: GlobalOptions, a: Record<string, unknown>) => Promise<number>) => async (args: Record<string, unknown>) => {
     code = await fn(globals(args), args);
   };
   const parser = yargs(argv)
     .scriptName('kseries')
     .usage('$0 <command> [options]\n\nTurn a kernel change into a mailing-list-ready patch series.')
-    .option('tree', { type: 'string', describe: 'Linux git tree (default: $KSERIES_TREE, else ./kernel-tree)' })
+    .option('tree', { type: 'string', coerce: checks.text('--tree'), describe: 'Linux git tree (default: $KSERIES_TREE, else ./kernel-tree)' })
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output' })
-    .option('recipes', { type: 'string', coerce: asList, describe: 'extra folder(s) of recipes (also $KSERIES_RECIPES)' })
+    .option('recipes', { type: 'string', coerce: checks.recipeFolders, describe: 'extra folder(s) of recipes (also $KSERIES_RECIPES)' })
     .option('debug', { type: 'boolean', default: false, describe: 'show stack traces' })
     .command('tree <action>', 'provision or show the kernel tree', (y: Argv) =>
       y
         .positional('action', { choices: ['init', 'show'] as const, demandOption: true })
-        .option('from', { type: 'string', describe: 'use this existing Linux git tree (read only) as kernel-tree/' })
+        .option('from', { type: 'string', coerce: checks.folder('--from'), describe: 'use this existing Linux git tree (read only) as kernel-tree/' })
         .example('$0 tree init', 'Debian linux-source-6.12 → a git tree with one base commit, cached')
         .example('$0 tree init --from ~/src/linux', 'use your own tree'),
       run(async (g, a) => {
@@ -42,20 +46,23 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       y.option('install', { type: 'boolean', default: false, describe: 'apt-get install what is missing (root)' }),
       run(async (g, a) => (await import('../commands/doctor.js')).doctor(io, g, a.install === true)),
     )
-    .command('recipes [id]', 'list recipes, or show one recipe\'s parameters', (y: Argv) => y.positional('id', { type: 'string' }),
+    .command('recipes [id]', 'list recipes, or show one recipe\'s parameters', (y: Argv) =>
+      y
+        .positional('id', { type: 'string' })
+        .epilog('A recipe that does not load is shown on stderr as "broken: <id>: <why>" (in --json under "broken") and the others are still listed, exit 0; naming that recipe shows its error, exit 2.'),
       run(async (g, a) => (await import('../commands/recipes.js')).recipes(io, g, a.id as string | undefined)),
     )
     .command('generate <recipe>', 'render a recipe and commit it as kseries/<series>/v<N>', (y: Argv) =>
       y
         .positional('recipe', { type: 'string', demandOption: true })
         .option('set', { type: 'string', coerce: asList, describe: 'recipe parameter key=value' })
-        .option('base', { type: 'string', describe: 'commit to base the series on (default HEAD)' })
-        .option('from', { type: 'string', describe: 'author "Name <email>" (default: git config)' })
-        .option('v', { alias: 'series-version', type: 'number', describe: 'version to create (default: next)' })
-        .option('path', { type: 'string', coerce: asList, describe: 'scan only this folder (repeat; recipes with a "paths" parameter)' })
+        .option('base', { type: 'string', coerce: checks.text('--base'), describe: 'commit to base the series on (default HEAD)' })
+        .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'author "Name <email>" (default: git config)' })
+        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version to create, a positive integer (default: next)' })
+        .option('path', { type: 'string', coerce: checks.treePaths, describe: 'scan only this folder or .c file (repeat; recipes with a "paths" parameter)' })
         .option('only', { type: 'string', coerce: asList, describe: 'convert only this flag, name or file:name (repeat; recipes with an "only" parameter)' })
         .option('build', { type: 'boolean', default: true, describe: 'build a draft to put object-code figures in the messages (--no-build to skip)' })
-        .option('config', { type: 'string', default: 'defconfig', describe: 'config of that build: defconfig, allmodconfig or a .config file' })
+        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'config of that build: defconfig, allmodconfig or a .config file' })
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
         .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', '')
         .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there, one patch per maintainer group')
@@ -77,10 +84,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('emit [series]', 'write out/<series>/v<N>/: patches, cover letter, series.mbox', (y: Argv) =>
       y
         .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
-        .option('v', { alias: 'series-version', type: 'number', describe: 'version (default: newest)' })
-        .option('out', { type: 'string', describe: 'output folder (default ./out)' })
+        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version, a positive integer (default: newest)' })
+        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out)' })
         .option('rfc', { type: 'boolean', describe: 'subjects [RFC PATCH ...] (default: as the recipe says; --no-rfc)' })
-        .option('subject-prefix', { type: 'string', describe: 'instead of PATCH, e.g. "PATCH net-next"' })
+        .option('subject-prefix', { type: 'string', coerce: checks.text('--subject-prefix'), describe: 'instead of PATCH, e.g. "PATCH net-next"' })
         .option('notes', { type: 'string', coerce: asList, describe: 'a change since the previous version (repeat)' })
         .option('force', { type: 'boolean', default: false, describe: 'emit even though the last kseries check failed' })
         .option('to', { type: 'string', coerce: asList, describe: 'extra To for every message' })
@@ -103,12 +110,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('send [series]', 'hand an emitted series to git send-email (dry run unless --send)', (y: Argv) =>
       y
         .positional('series', { type: 'string' })
-        .option('v', { alias: 'series-version', type: 'number' })
-        .option('out', { type: 'string', describe: 'output folder (default ./out)' })
+        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version, a positive integer (default: newest)' })
+        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out)' })
         .option('send', { type: 'boolean', default: false, describe: 'really send' })
-        .option('smtp-server', { type: 'string' })
-        .option('smtp-port', { type: 'number' })
-        .option('smtp-encryption', { type: 'string', describe: 'none, ssl or tls' }),
+        .option('smtp-server', { type: 'string', coerce: checks.text('--smtp-server') })
+        .option('smtp-port', { type: 'string', coerce: checks.port('--smtp-port'), describe: 'an integer 1..65535' })
+        .option('smtp-encryption', { type: 'string', choices: ['none', 'ssl', 'tls'] as const }),
       run(async (g, a) =>
         (await import('../commands/series.js')).send(io, g, {
           series: a.series as string | undefined,
@@ -124,19 +131,20 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('check [series]', 'validate every patch: build, new W=1 warnings, checkpatch, message rules, recipients', (y: Argv) =>
       y
         .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
-        .option('v', { alias: 'series-version', type: 'number', describe: 'version (default: newest)' })
-        .option('range', { type: 'string', describe: 'check base..tip of the tree instead of a series' })
-        .option('out', { type: 'string', describe: 'output folder (default ./out): report.json goes beside the series' })
-        .option('config', { type: 'string', default: 'defconfig', describe: 'defconfig, allmodconfig or a .config file' })
+        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version, a positive integer (default: newest)' })
+        .option('range', { type: 'string', coerce: checks.range, describe: 'check base..tip of the tree instead of a series' })
+        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out): report.json goes beside the series' })
+        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'defconfig, allmodconfig or a .config file' })
         .option('full', { type: 'boolean', default: false, describe: 'build every dependent of a changed header' })
         .option('strict', { type: 'boolean', default: false, describe: 'checkpatch --strict' })
         .option('build', { type: 'boolean', default: true, describe: 'build each patch (--no-build to skip)' })
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
-        .option('kunit', { type: 'string', describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
+        .option('kunit', { type: 'string', coerce: checks.kunit, describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
         .example('$0 check kprobe-post', 'per-patch builds, then KUnit on the base and the series under QEMU')
         .example('$0 check --range v6.12.117..my-branch --kunit lib/kunit/.kunitconfig', '')
         .example('$0 check static-key-cgroup_memory_nobpf', '')
-        .example('$0 check --range v6.12.117..my-branch --strict', ''),
+        .example('$0 check --range v6.12.117..my-branch --strict', '')
+        .check(checks.rangeAlone),
       run(async (g, a) =>
         (await import('../commands/check.js')).check(io, g, {
           series: a.series as string | undefined,
@@ -155,8 +163,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('scan <what>', 'find candidates tree-wide: static-keys (flags tested in branches), each with a verdict', (y: Argv) =>
       y
         .positional('what', { choices: ['static-keys'] as const, demandOption: true })
-        .option('path', { type: 'string', coerce: asList, describe: 'only this folder of the tree (repeat)' })
-        .option('rev', { type: 'string', describe: 'scan this commit instead of the working tree' })
+        .option('path', { type: 'string', coerce: checks.treePaths, describe: 'only this folder or .c file of the tree (repeat)' })
+        .option('rev', { type: 'string', coerce: checks.text('--rev'), describe: 'scan this commit instead of the working tree' })
         .example('$0 scan static-keys --path mm --json', '')
         .example('$0 scan static-keys --rev v6.12.117', ''),
       run(async (g, a) => (await import('../commands/scan.js')).scan(io, g, { paths: (a.path as string[]) ?? [], rev: a.rev as string | undefined })),
@@ -164,10 +172,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('kprobe <action>', 'kprobes: may a post_handler probe move to the next instruction (analyze)', (y: Argv) =>
       y
         .positional('action', { choices: ['analyze'] as const, demandOption: true })
-        .option('object', { type: 'string', demandOption: true, describe: 'an object file, or a tree-relative object (mm/slub.o) built from HEAD' })
+        .option('object', { type: 'string', demandOption: true, coerce: checks.text('--object'), describe: 'an object file, or a tree-relative object (mm/slub.o) built from HEAD' })
         .option('site', { type: 'string', coerce: asList, describe: 'SYMBOL+OFFSET, offset decimal or 0x hex (repeat)' })
         .option('all', { type: 'string', coerce: asList, describe: 'every instruction of this function (repeat; --all "" for every function)' })
-        .option('config', { type: 'string', default: 'defconfig', describe: 'config that builds a tree-relative object' })
+        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'config that builds a tree-relative object' })
         .example('$0 kprobe analyze --object kernel/sched/fair.o --site update_curr+0x1a', 'one site: safe or unsafe, with every reason')
         .example('$0 kprobe analyze --object mm/slub.o --all kmem_cache_free --json', 'every instruction of a function')
         .example('$0 kprobe analyze --object ./foo.o --all ""', 'every instruction of every function'),
@@ -186,7 +194,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .exitProcess(false)
     .wrap(Math.min(120, process.stdout.columns || 100))
     .fail((msg, err) => {
-      throw err ?? new UsageErrorFromYargs(msg);
+      throw checks.refusal(err) ?? usageErrorFromYargs(msg, argv);
     });
   for (const [cmd, what] of EXAMPLES) parser.example(cmd, what);
   try {
@@ -199,11 +207,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
 }
 
-class UsageErrorFromYargs extends KseriesError {
-  override readonly code = 'EUSAGE';
-  constructor(message: string) {
-    super(message, 'see kseries --help');
-  }
+/**
+ * yargs' own refusal (unknown argument, missing or bad positional, a value outside `choices`) as one line: its
+ * "Invalid values:" block becomes `--option "value": not one of a, b`.
+ */
+function usageErrorFromYargs(msg: string, argv: readonly string[]): UsageError {
+  const lines = msg.split('\n').map((l) => l.trim()).filter(Boolean);
+  const choice = /^Argument: (\S+), Given: (.*), Choices: (.*)$/;
+  const parts = lines.filter((l) => l !== 'Invalid values:').map((l) => {
+    const m = choice.exec(l);
+    if (!m) return l;
+    const [, name, given, choices] = m as unknown as [string, string, string, string];
+    const flag = name.length === 1 ? `-${name}` : `--${name}`;
+    const asOption = argv.some((a) => a === flag || a.startsWith(`${flag}=`) || a === `--no-${name}`);
+    return `${asOption ? flag : name} ${given}: not one of ${choices.replace(/"/g, '')}`;
+  });
+  return new UsageError(parts.join('; '), 'see kseries --help');
 }
 
 function reportError(io: Io, e: unknown, debug: boolean): number {
@@ -214,7 +233,7 @@ function reportError(io: Io, e: unknown, debug: boolean): number {
     return e.exitCode;
   }
   if (e instanceof Error && e.name === 'YError') {
-    io.err(`kseries: ${e.message}`);
+    io.err(`kseries: ${e.message.split('\n').map((l) => l.trim()).filter(Boolean).join('; ')}`);
     io.err('hint: see kseries --help');
     return EXIT_USAGE;
   }
@@ -226,6 +245,111 @@ function reportError(io: Io, e: unknown, debug: boolean): number {
 function asList(v: unknown): string[] {
   if (v === undefined) return [];
   return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/**
+ * The checks of the option table, run by yargs (`coerce`, `check`) while it parses, so a bad value is refused before
+ * any command starts, naming the option. yargs re-throws an error of a `coerce` as a bare YError of the same message;
+ * `refusal` gives the fail handler the original back, with its class and hint.
+ */
+function optionChecks(io: Io) {
+  let refused: KseriesError | undefined;
+  const checked =
+    <T>(fn: (v: unknown) => T) =>
+    (v: unknown): T => {
+      try {
+        return fn(v);
+      } catch (e) {
+        if (e instanceof KseriesError) refused = e;
+        throw e;
+      }
+    };
+  const file = (p: string) => fs.statSync(path.resolve(io.cwd, p), { throwIfNoEntry: false });
+  return {
+    refusal: (err: Error | undefined): Error | undefined => (err && refused?.message === err.message ? refused : err),
+
+    /** A value an option takes once: given twice, empty or negated (`--no-out`), it is refused. */
+    text: (name: string) => checked((v) => single(v, name)),
+
+    /** -v/--series-version of generate, emit, send and check: 1, 2, 3... */
+    seriesVersion: checked((v) => {
+      const s = single(v, '-v/--series-version');
+      if (!/^[1-9][0-9]*$/.test(s) || !Number.isSafeInteger(Number(s))) {
+        throw new UsageError(`-v/--series-version ${shown(s)}: not a positive integer`, 'a series version is 1, 2, 3...; leave -v out for the default');
+      }
+      return Number(s);
+    }),
+
+    port: (name: string) =>
+      checked((v) => {
+        const s = single(v, name);
+        const n = Number(s);
+        if (!/^[0-9]+$/.test(s) || n < 1 || n > 65535) throw new UsageError(`${name} ${shown(s)}: not a port number`, 'give an integer 1..65535, e.g. 587');
+        return n;
+      }),
+
+    /** --config: defconfig, allmodconfig or an existing file (kept as given: it is named in commit messages). */
+    config: checked((v) => {
+      const s = single(v, '--config');
+      if (s === 'defconfig' || s === 'allmodconfig' || file(s)?.isFile()) return s;
+      throw new UsageError(`--config ${shown(s)}: neither defconfig, allmodconfig nor a file`, 'give defconfig, allmodconfig or the path of a .config file');
+    }),
+
+    /** --kunit FILE or a folder holding .kunitconfig; --no-kunit is false. */
+    kunit: checked((v) => {
+      if (v === false) return false;
+      const s = single(v, '--kunit');
+      const st = file(s);
+      if (st?.isFile() || (st?.isDirectory() && file(path.join(s, '.kunitconfig'))?.isFile())) return s;
+      throw new UsageError(`--kunit ${shown(s)}: no such .kunitconfig`, 'give a file of CONFIG_X=y lines, or a folder holding .kunitconfig');
+    }),
+
+    /** --recipes DIR (repeatable): existing folders, made absolute. */
+    recipeFolders: checked((v) =>
+      asList(v).map((d) => {
+        if (d === '' || !file(d)?.isDirectory()) throw new UsageError(`--recipes ${shown(d)}: no such folder`, 'give a folder that holds recipe folders (each with a manifest.json)');
+        return path.resolve(io.cwd, d);
+      }),
+    ),
+
+    folder: (name: string) =>
+      checked((v) => {
+        const s = single(v, name);
+        if (!file(s)?.isDirectory()) throw new UsageError(`${name} ${shown(s)}: no such folder`, 'give the top of a Linux git tree');
+        return s;
+      }),
+
+    /** --path (repeatable): relative paths inside the tree; whether they exist is known once the tree is open. */
+    treePaths: checked((v) => asList(v).map((p) => checkTreePath(p, '--path'))),
+
+    range: checked((v) => {
+      const s = single(v, '--range');
+      if (!/^.+\.\..+$/.test(s)) throw new UsageError(`--range ${shown(s)}: not base..tip`, 'e.g. --range v6.12.117..my-branch');
+      return s;
+    }),
+
+    /** check --range checks commits, not a series: a series, its version or --out beside it would be ignored. */
+    rangeAlone: (a: Record<string, unknown>) => {
+      if (a.range === undefined) return true;
+      const extra = [a.series !== undefined && `series ${String(a.series)}`, a.v !== undefined && '-v', a.out !== undefined && '--out'].filter(Boolean);
+      if (extra.length) throw new UsageError(`--range checks commits, not a series: ${extra.join(', ')} would be ignored`, 'give either --range base..tip or a series (with -v, --out)');
+      return true;
+    },
+  };
+}
+
+/** The one value of an option that takes one (yargs makes a list of a repeated option, and false of --no-x). */
+function single(v: unknown, name: string): string {
+  if (Array.isArray(v)) throw new UsageError(`${name} given ${v.length} times (${v.map((x) => shown(String(x))).join(', ')})`, `give ${name} once`);
+  if (typeof v === 'boolean') throw new UsageError(`${name} needs a value`, 'see kseries --help');
+  const s = String(v);
+  if (s === '') throw new UsageError(`${name} needs a value, not ""`, 'see kseries --help');
+  return s;
+}
+
+/** A value as the user typed it; quoted when it is empty or holds blanks. */
+function shown(s: string): string {
+  return s === '' || /\s/.test(s) ? JSON.stringify(s) : s;
 }
 
 function globals(args: Record<string, unknown>): GlobalOptions {

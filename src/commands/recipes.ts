@@ -1,15 +1,22 @@
-import { listRecipes, loadRecipe, recipeDirs } from '../recipes/load.js';
+import { loadAllRecipes, loadRecipe, recipeDirs } from '../recipes/load.js';
 import { printJson, type GlobalOptions, type Io } from './io.js';
 
+/**
+ * The recipes, or one recipe's parameters. A recipe that does not load is listed as broken with its error, and the
+ * others still are (exit 0: the listing worked); naming a broken recipe is that recipe's error.
+ */
 export async function recipes(io: Io, g: GlobalOptions, id?: string): Promise<number> {
   const dirs = recipeDirs(g.recipes, io.env);
-  const ids = id ? [id] : listRecipes(dirs);
-  const loaded = ids.map((r) => loadRecipe(r, dirs).manifest);
+  const { loaded, broken } = id ? { loaded: [loadRecipe(id, dirs)], broken: [] } : loadAllRecipes(dirs);
+  const manifests = loaded.map((r) => r.manifest);
   if (g.json) {
-    printJson(io, { recipes: loaded.map((m) => ({ id: m.id, dir: m.dir, description: m.description, params: m.params })) });
+    printJson(io, {
+      recipes: manifests.map((m) => ({ id: m.id, dir: m.dir, description: m.description, params: m.params })),
+      broken: broken.map((b) => ({ id: b.id, error: b.error.message, hint: b.error.hint })),
+    });
     return 0;
   }
-  for (const m of loaded) {
+  for (const m of manifests) {
     io.out(`${m.id} — ${m.description}`);
     if (!id) continue;
     io.out(`  folder: ${m.dir}`);
@@ -18,5 +25,6 @@ export async function recipes(io: Io, g: GlobalOptions, id?: string): Promise<nu
       io.out(`  --set ${name}=<${p.type}>  ${p.help} (${def})`);
     }
   }
+  for (const b of broken) io.err(`broken: ${b.id}: ${b.error.message}`);
   return 0;
 }

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RecipeError } from '../errors.js';
+import { KseriesError, RecipeError } from '../errors.js';
 import { readManifest, type Manifest } from '../templates/manifest.js';
 import { RECIPE_CODE } from './registry.js';
 import type { RecipeCode } from './types.js';
@@ -37,6 +37,21 @@ export function loadRecipe(id: string, dirs: readonly string[]): LoadedRecipe {
     return { manifest, code };
   }
   throw new RecipeError(`unknown recipe "${id}"`, `known recipes: ${listRecipes(dirs).join(', ') || '(none)'}; see kseries recipes`);
+}
+
+/** Every recipe found, loaded; one that does not load (a bad manifest, a bad id) is kept aside with its error. */
+export function loadAllRecipes(dirs: readonly string[]): { loaded: LoadedRecipe[]; broken: { id: string; error: KseriesError }[] } {
+  const loaded: LoadedRecipe[] = [];
+  const broken: { id: string; error: KseriesError }[] = [];
+  for (const id of listRecipes(dirs)) {
+    try {
+      loaded.push(loadRecipe(id, dirs));
+    } catch (e) {
+      if (!(e instanceof KseriesError)) throw e;
+      broken.push({ id, error: e });
+    }
+  }
+  return { loaded, broken };
 }
 
 export function listRecipes(dirs: readonly string[]): string[] {

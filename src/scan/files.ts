@@ -2,9 +2,9 @@
 // at a commit through git cat-file, in the working tree from the file system.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolFailedError } from '../errors.js';
+import { ToolFailedError, UsageError } from '../errors.js';
 import { checkTreePath } from '../tree/paths.js';
-import { gitLines } from '../tools/git.js';
+import { gitLines, gitRunRaw } from '../tools/git.js';
 
 /** Files per batch: bounds memory on a whole-tree scan. */
 const BATCH = 100;
@@ -20,7 +20,7 @@ export interface Source {
  * `onBatch` in path order, batch by batch while git grep still searches. Resolves when git grep is done.
  */
 export async function listMatching(source: Source, pattern: string, paths: readonly string[], onBatch: (files: string[]) => void): Promise<void> {
-  const specs = paths.length ? paths.map((p) => `${checkTreePath(p, '--path')}/*.c`) : ['*.c'];
+  const specs = paths.length ? await Promise.all(paths.map((p) => pathSpec(source, p))) : ['*.c'];
   const { commit } = source;
   let batch: string[] = [];
   const r = await gitLines(source.root, ['grep', '-l', '--full-name', '-P', pattern, ...(commit ? [commit] : []), '--', ...specs], (line) => {
@@ -34,6 +34,30 @@ export async function listMatching(source: Source, pattern: string, paths: reado
   if (batch.length) onBatch(batch);
   // 1: nothing matched.
   if (r.code > 1) throw new ToolFailedError(`git grep failed: ${r.stderr.trim().split('\n').pop()}`, `run git grep -P in ${source.root} to see why`);
+}
+
+/**
+ * The pathspec of one --path: the .c files of a folder, or one .c file. A path that names neither in the source (the
+ * working tree, or the commit) is refused: git grep would only find nothing there.
+ */
+async function pathSpec(source: Source, raw: string): Promise<string> {
+  const rel = checkTreePath(raw, '--path');
+  const kind = await kindOf(source, rel);
+  const where = source.commit ? `at commit ${source.commit.slice(0, 12)}` : `in ${source.root}`;
+  if (kind === 'folder') return `${rel}/*.c`;
+  if (kind === 'file' && rel.endsWith('.c')) return rel;
+  if (kind === 'file') throw new UsageError(`--path ${raw}: not a folder or a .c file`, 'give a folder of the tree (e.g. mm) or one .c file');
+  throw new UsageError(`--path ${raw}: no such folder or file ${where}`, 'give a path relative to the top of the tree, e.g. mm or kernel/sched');
+}
+
+async function kindOf(source: Source, rel: string): Promise<'folder' | 'file' | undefined> {
+  if (source.commit) {
+    const r = await gitRunRaw(source.root, ['cat-file', '-t', `${source.commit}:${rel}`]);
+    const type = r.code === 0 ? r.stdout.trim() : undefined;
+    return type === 'tree' ? 'folder' : type === 'blob' ? 'file' : undefined;
+  }
+  const st = fs.statSync(path.join(source.root, rel), { throwIfNoEntry: false });
+  return st?.isDirectory() ? 'folder' : st?.isFile() ? 'file' : undefined;
 }
 
 /** The same files with their texts, batch by batch; the next batch is read while the caller works on this one. */

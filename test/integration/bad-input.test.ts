@@ -59,6 +59,16 @@ describe('templates and edits', () => {
   test('a diff that reaches outside the tree', () => expectUserError(['generate', 'escape-tree'], /not a path inside the kernel tree/));
 });
 
+describe('options', () => {
+  test('a series version that is not a positive integer makes no branch', async () => {
+    for (const v of ['abc', '1.5', '-3']) await expectUserError(['generate', 'bcd-cleanup', '--set', 'suffix=-bad', '-v', v], /-v\/--series-version \S+: not a positive integer/);
+  });
+  test('a --path that names nothing in the tree', () => expectUserError(['scan', 'static-keys', '--path', 'nosuch'], /--path nosuch: no such folder or file in /));
+  test('a --path that names nothing at --rev', () => expectUserError(['scan', 'static-keys', '--rev', 'HEAD', '--path', 'mm/nosuch'], /--path mm\/nosuch: no such folder or file at commit/));
+  test('generate static-keys --path that names nothing at the base', () =>
+    expectUserError(['generate', 'static-keys', '--path', 'nosuch', '--no-build'], /--path nosuch: no such folder or file at commit/));
+});
+
 describe('environment', () => {
   test('no kernel tree', () => expectUserError(['--tree', '/nonexistent/linux', 'generate', 'static-key'], /no kernel tree at \/nonexistent\/linux/, { tree: false }));
   test('a directory that is not a kernel tree', () => expectUserError(['--tree', os.tmpdir(), 'series'], /not the top of a Linux source tree/, { tree: false }));
