@@ -83,3 +83,13 @@ export class CheckFailedError extends KseriesError {
   override readonly code = 'ECHECKFAILED';
   override readonly exitCode = EXIT_FINDINGS;
 }
+
+/** A mailbox to review is missing, malformed, or holds no series kseries can identify. */
+export class MailboxError extends KseriesError {
+  override readonly code = 'EMAILBOX';
+}
+
+/** Building code someone else wrote without a sandbox, and without --trust. */
+export class SandboxError extends KseriesError {
+  override readonly code = 'ESANDBOX';
+}

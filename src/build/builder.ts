@@ -19,6 +19,8 @@ export interface BuildOptions {
   /** Build through distcc (hosts from DISTCC_HOSTS). */
   distcc: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Run make under bubblewrap (review of code someone else wrote). */
+  sandbox?: boolean;
 }
 
 export interface CompileResult {
@@ -38,7 +40,8 @@ export class KernelBuild {
   ) {
     const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
     const configName = opts.config === 'defconfig' || opts.config === 'allmodconfig' ? opts.config : `file-${configFileHash(opts.config)}`;
-    this.buildDir = path.join(cacheDir(opts.env), 'build', treeId, configName);
+    // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
+    this.buildDir = path.join(cacheDir(opts.env), 'build', treeId, opts.sandbox ? `${configName}-sandboxed` : configName);
     const env = opts.env ?? process.env;
     const ccache = onPath('ccache', env);
     const distcc = opts.distcc || !!env.DISTCC_HOSTS;
@@ -49,6 +52,7 @@ export class KernelBuild {
       source,
       buildDir: this.buildDir,
       cc,
+      sandbox: opts.sandbox,
       env: distcc ? { ...distccEnv, ...(ccache ? { CCACHE_PREFIX: 'distcc' } : {}) } : undefined,
     };
   }

@@ -61,21 +61,27 @@ export function formatReport(r: CheckReport): string {
   }
   for (const p of r.patches) {
     if (!patchHasFindings(p) && !p.build.note && p.proofs.length === 0) continue;
-    out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`);
-    if (p.build.note) out.push(`  note: ${p.build.note}`);
-    if (p.build.errors.length) out.push('  build errors:', ...p.build.errors.map((e) => `    ${e}`));
-    if (p.build.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...p.build.newWarnings.map((w) => `  >> ${w}`));
-    for (const n of p.build.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);
-    for (const x of p.proofs) {
-      out.push(`  proof ${x.ok ? 'ok' : 'FAILED'}: ${x.object}: ${x.claim}`, ...x.sites.map((s) => `    ${s}`), ...x.errors.map((e) => `    error: ${e}`));
-    }
-    for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`);
-    for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
+    out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`, ...patchDetails(p));
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   if (r.kunit) out.push('', ...formatKunit(r.kunit));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);
   return out.join('\n');
+}
+
+/** A patch's findings, indented, as the report's detail section shows them (check and review alike). */
+export function patchDetails(p: Omit<PatchReport, 'commit'>): string[] {
+  const out: string[] = [];
+  if (p.build.note) out.push(`  note: ${p.build.note}`);
+  if (p.build.errors.length) out.push('  build errors:', ...p.build.errors.map((e) => `    ${e}`));
+  if (p.build.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...p.build.newWarnings.map((w) => `  >> ${w}`));
+  for (const n of p.build.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);
+  for (const x of p.proofs) {
+    out.push(`  proof ${x.ok ? 'ok' : 'FAILED'}: ${x.object}: ${x.claim}`, ...x.sites.map((s) => `    ${s}`), ...x.errors.map((e) => `    error: ${e}`));
+  }
+  for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`);
+  for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
+  return out;
 }
 
 /** KUnit on the base and the series, the accelerator and why, and the census of the series' test kernel. */

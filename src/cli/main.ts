@@ -14,6 +14,7 @@ const EXAMPLES: [string, string][] = [
   ['kseries emit static-key-cgroup_memory_nobpf', 'write out/<series>/v1/'],
   ['kseries send static-key-cgroup_memory_nobpf', 'git send-email dry run (add --send)'],
   ['kseries kprobe analyze --object kernel/sched/fair.o --all update_curr', 'which post_handler probes may move to the next instruction'],
+  ['kseries review series.mbox', 'apply a received series, check every patch, write replies to out/review/'],
 ];
 
 /** Command modules are imported when their command runs, so `kseries scan` does not load listr2 or simple-git. */
@@ -185,6 +186,43 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           sites: (a.site as string[]) ?? [],
           all: (a.all as string[]) ?? [],
           config: String(a.config),
+        }),
+      ),
+    )
+    .command('review [mailbox]', 'review a received series: apply it, check every patch, write a report and reply mails', (y: Argv) =>
+      y
+        .positional('mailbox', { type: 'string', describe: 'an mbox (mboxo/mboxrd), a Maildir, a folder of .patch files, or - for stdin' })
+        .option('base', { type: 'string', coerce: checks.text('--base'), describe: "base when the series names no base-commit this tree has (default: the tree's HEAD, with a warning)" })
+        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out): replies and report.json go to out/review/<series>/v<N>/' })
+        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'defconfig, allmodconfig or a .config file' })
+        .option('build', { type: 'boolean', default: true, describe: 'build each patch in a bubblewrap sandbox (--no-build: apply, checkpatch, rules, recipients only)' })
+        .option('trust', { type: 'boolean', default: false, describe: 'build without a sandbox when bubblewrap is missing' })
+        .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (only with --trust: the sandbox has no network)' })
+        .option('strict', { type: 'boolean', default: false, describe: 'checkpatch --strict' })
+        .option('reply-all', { type: 'boolean', default: false, describe: 'copy the lists and people of the original mail (default: the author only)' })
+        .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'reviewer "Name <email>" of the replies (default: git config)' })
+        .option('b4-check', { type: 'boolean', default: false, describe: "one message on stdin, b4's review-CI JSON out (apply, checkpatch, rules)" })
+        .check((a) => {
+          if (!a['b4-check'] && a.mailbox === undefined) throw new UsageError('review needs a mailbox', 'kseries review series.mbox  (- for stdin; --b4-check reads one message on stdin)');
+          if (a['b4-check'] && a.mailbox !== undefined) throw new UsageError('--b4-check reads stdin and takes no mailbox', 'kseries review --b4-check < patch.eml');
+          return true;
+        })
+        .example('$0 review series.mbox', 'apply on its base-commit, build, checkpatch; replies in out/review/<series>/v<N>/')
+        .example('b4 mbox <msgid> -o - | $0 review - --no-build', 'quick: apply, checkpatch, rules and recipients only')
+        .example('$0 review --b4-check < 0001-foo.patch', "b4's per-patch check"),
+      run(async (g, a) =>
+        (await import('../commands/review.js')).review(io, g, {
+          input: a.mailbox as string | undefined,
+          base: a.base as string | undefined,
+          out: a.out as string | undefined,
+          config: String(a.config),
+          build: a.build !== false,
+          trust: a.trust === true,
+          distcc: a.distcc === true,
+          strict: a.strict === true,
+          replyAll: a['reply-all'] === true,
+          from: a.from as string | undefined,
+          b4Check: a['b4-check'] === true,
         }),
       ),
     )

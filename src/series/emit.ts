@@ -8,7 +8,7 @@ import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw } from '../tools/git.js';
 import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
-import { authorIdent, splitIdent } from './generate.js';
+import { authorIdent, splitIdent } from '../tree/identity.js';
 import { getHeader, joinMail, setHeaders, splitMail } from '../mail/headers.js';
 import { branchName, loadSeries, saveRecord, type SeriesRecord } from './store.js';
 

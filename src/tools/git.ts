@@ -82,3 +82,12 @@ export async function readManyAtCommit(cwd: string, commit: string, files: strin
   }
   return texts;
 }
+
+/**
+ * Split an mbox (mboxrd `>From ` unescaped) or a Maildir into one file per message, as `git am` itself does, in
+ * `outDir`; returns the files in order. CRs of CRLF lines are dropped. Exit 2-worthy input shows as a ToolFailedError.
+ */
+export async function mailsplit(input: string, outDir: string): Promise<string[]> {
+  const n = Number((await gitRun(outDir, ['mailsplit', '--mboxrd', '-b', `-o${outDir}`, input])).stdout.trim());
+  return Array.from({ length: n }, (_, i) => `${outDir}/${String(i + 1).padStart(4, '0')}`);
+}

@@ -1,6 +1,9 @@
 // kbuild's make, always out of tree (O=), with the compiler wrapper (ccache, distcc) as a make variable.
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { runMerged, runRaw, type RunResult } from './run.js';
+import { sandboxed } from './sandbox.js';
 
 export interface MakeOptions {
   /** The kernel source (kseries' worktree). */
@@ -11,6 +14,8 @@ export interface MakeOptions {
   cc?: string;
   env?: Record<string, string>;
   jobs?: number;
+  /** Run make under bubblewrap: only the build directory writable, no network (code someone else wrote). */
+  sandbox?: boolean;
 }
 
 function makeArgs(opts: MakeOptions, args: string[]): string[] {
@@ -19,14 +24,25 @@ function makeArgs(opts: MakeOptions, args: string[]): string[] {
   return [...argv, ...args];
 }
 
+/** make, or bubblewrap running make; under the sandbox ccache may read its cache but not write it. */
+function command(opts: MakeOptions, args: string[]): { program: string; args: string[]; env?: Record<string, string> } {
+  if (!opts.sandbox) return { program: 'make', args: makeArgs(opts, args), env: opts.env };
+  const s = sandboxed('make', makeArgs(opts, args), [opts.buildDir], opts.source);
+  const tmp = path.join(opts.buildDir, '.tmp');
+  fs.mkdirSync(tmp, { recursive: true });
+  return { ...s, env: { ...opts.env, TMPDIR: tmp, CCACHE_READONLY: '1', CCACHE_TEMPDIR: tmp } };
+}
+
 /** `make O=<buildDir> [-jN] [CC=...] args...` in the source; the exit code is returned, not thrown. */
 export function runMake(opts: MakeOptions, args: string[]): Promise<RunResult> {
-  return runRaw('make', makeArgs(opts, args), { cwd: opts.source, env: opts.env });
+  const c = command(opts, args);
+  return runRaw(c.program, c.args, { cwd: opts.source, env: c.env });
 }
 
 /** Like runMake, with stdout and stderr in one stream in the order they were written. */
 export function runMakeMerged(opts: MakeOptions, args: string[]): Promise<{ code: number; output: string }> {
-  return runMerged('make', makeArgs(opts, args), { cwd: opts.source, env: opts.env });
+  const c = command(opts, args);
+  return runMerged(c.program, c.args, { cwd: opts.source, env: c.env });
 }
 
 /** The tree's scripts/config, to switch options in a .config file. */

@@ -1,0 +1,80 @@
+// `kseries review <mbox|maildir|dir|->`: apply a received series, check every patch, write the report and the
+// reply mails to out/review/<series>/v<N>/. `--b4-check`: one message on stdin, b4's review-CI JSON out.
+import fs from 'node:fs';
+import path from 'node:path';
+// The built-in recipes register their object-code proofs with check.
+import '../recipes/registry.js';
+import { UsageError } from '../errors.js';
+import type { Address } from '../mail/mailbox.js';
+import { b4Checks } from '../review/b4.js';
+import { formatReview } from '../review/format.js';
+import { writeReplies } from '../review/replies.js';
+import { reviewSeries, slugOf } from '../review/review.js';
+import { authorIdent, splitIdent } from '../tree/identity.js';
+import { openTree, type KernelTree } from '../tree/tree.js';
+import { lineView } from './check-view.js';
+import { printJson, type GlobalOptions, type Io } from './io.js';
+
+export interface ReviewArgs {
+  input?: string;
+  base?: string;
+  out?: string;
+  config: string;
+  distcc: boolean;
+  build: boolean;
+  trust: boolean;
+  strict: boolean;
+  replyAll: boolean;
+  from?: string;
+  b4Check: boolean;
+  /** Standard input as text (tests); the process's stdin otherwise. */
+  stdin?: () => string;
+}
+
+export const REVIEW_REPORT = 'report.json';
+
+/** Exit 0 for a clean series, 1 with findings (a patch that does not apply is one). */
+export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<number> {
+  if (!a.b4Check && !a.input) throw new UsageError('review needs a mailbox', 'kseries review series.mbox  (or - for stdin; --b4-check reads one message on stdin)');
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  const quiet = g.json || a.b4Check;
+  const view = quiet ? undefined : lineView(io);
+  const { report, intake } = await reviewSeries({
+    tree,
+    input: a.b4Check ? '-' : a.input!,
+    stdin: a.stdin,
+    single: a.b4Check,
+    base: a.base,
+    build: a.build && !a.b4Check,
+    trust: a.trust,
+    strict: a.strict,
+    config: a.config,
+    distcc: a.distcc,
+    env: io.env,
+    onStep: view?.onStep,
+    log: quiet ? undefined : (l) => io.err(l),
+  }).finally(() => view?.finish());
+  if (a.b4Check) {
+    printJson(io, b4Checks(report));
+    return 0;
+  }
+  const dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), 'review', slugOf(report.series.subject), `v${report.series.version}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const replies = writeReplies(report, intake, { from: await reviewer(tree, a.from), replyAll: a.replyAll, date: new Date() });
+  for (const r of replies) fs.writeFileSync(path.join(dir, r.name), r.text);
+  fs.writeFileSync(path.join(dir, REVIEW_REPORT), `${JSON.stringify(report, null, 2)}\n`);
+  if (g.json) printJson(io, report);
+  else io.out(`${formatReview(report)}\n${replies.length} repl${replies.length === 1 ? 'y' : 'ies'} and ${REVIEW_REPORT} in ${path.relative(io.cwd, dir) || '.'}/`);
+  return report.verdict === 'clean' ? 0 : 1;
+}
+
+/** The reviewer the replies come from: --from, else the tree's git identity, else kseries itself. */
+async function reviewer(tree: KernelTree, from: string | undefined): Promise<Address> {
+  const ident = await authorIdent(tree, from).catch((e: unknown) => {
+    if (from !== undefined) throw e;
+    return 'kseries review <kseries@localhost>';
+  });
+  const { name, email } = splitIdent(ident);
+  return { name, address: email };
+}

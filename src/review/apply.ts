@@ -1,0 +1,119 @@
+// Apply a received series with `git am`, one patch at a time, in kseries' own worktree on the base, and keep the
+// result as kseries/review/<series>/v<N>. A patch that does not apply is diagnosed hunk by hunk; the ones after it
+// are reported as not applied. The user's branch, index and files are never touched.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MailboxError } from '../errors.js';
+import { formatAddress, type Message } from '../mail/mailbox.js';
+import { encodeHeader } from '../mail/reply.js';
+import { gitRaw, gitRunRaw, readManyAtCommit } from '../tools/git.js';
+import { checkNoSymlinkOut, checkTreePath } from '../tree/paths.js';
+import type { KernelTree } from '../tree/tree.js';
+import { withLock, worktreeAt, writingWorktree } from '../tree/worktree.js';
+import { diagnose, diffPart, pathsOf, type HunkFailure } from './diagnose.js';
+import type { IncomingPatch } from './intake.js';
+import { addTrailers } from './trailers.js';
+
+export interface ApplyOutcome {
+  index: number;
+  applied: boolean;
+  commit?: string;
+  /** Why it did not apply, in one line. */
+  reason?: string;
+  failures: HunkFailure[];
+}
+
+/** Who commits what git am applies: kseries, so the reviewer's own identity is not needed. */
+const COMMITTER = { GIT_COMMITTER_NAME: 'kseries review', GIT_COMMITTER_EMAIL: 'kseries@localhost' };
+
+/** Refuse (exit 2) a patch whose paths leave the tree, point into .git, or lead through a symlink out of it. */
+export function assertSafePaths(root: string, patch: IncomingPatch): void {
+  for (const p of pathsOf(diffPart(patch.message.body))) {
+    const what = `patch ${patch.index} ("${patch.subject.summary}")`;
+    try {
+      checkNoSymlinkOut(root, checkTreePath(p, what), what);
+    } catch (e) {
+      throw new MailboxError(e instanceof Error ? e.message : String(e), 'kseries applies only patches whose files are inside the kernel tree');
+    }
+  }
+}
+
+export async function applySeries(tree: KernelTree, base: string, patches: IncomingPatch[], total: number, branch: string): Promise<{ outcomes: ApplyOutcome[]; tip: string }> {
+  return withLock(tree, async () => {
+    const dir = await worktreeAt(tree, base);
+    for (const p of patches) assertSafePaths(dir, p);
+    const outcomes: ApplyOutcome[] = [];
+    const touched = new Map<string, number[]>();
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-am-'));
+    try {
+      await writingWorktree(tree, async () => {
+        let stopped: string | undefined;
+        for (let i = 1; i <= total; i++) {
+          const p = patches.find((x) => x.index === i);
+          if (stopped) {
+            outcomes.push({ index: i, applied: false, reason: `not applied: ${stopped}`, failures: [] });
+            continue;
+          }
+          if (!p) {
+            stopped = `patch ${i} is missing from the mailbox`;
+            outcomes.push({ index: i, applied: false, reason: `missing from the mailbox`, failures: [] });
+            continue;
+          }
+          const file = path.join(work, `${String(i).padStart(4, '0')}.eml`);
+          fs.writeFileSync(file, mailForAm(p));
+          const am = await gitRunRaw(dir, ['am', '-q', '--no-3way', file], { env: COMMITTER });
+          const diff = diffPart(p.message.body);
+          if (am.code === 0) {
+            const commit = (await gitRaw(dir, ['rev-parse', 'HEAD'])).trim();
+            outcomes.push({ index: i, applied: true, commit, failures: [] });
+            for (const f of pathsOf(diff)) touched.set(f, [...(touched.get(f) ?? []), i]);
+            continue;
+          }
+          await gitRunRaw(dir, ['am', '--abort']);
+          const atBase = await readManyAtCommit(dir, base, pathsOf(diff));
+          const failures = diagnose(diff, { now: (f) => readFile(dir, f), atBase: (f) => atBase.get(f), touchedBy: (f) => touched.get(f) ?? [] });
+          const gitSays = am.stderr.split('\n').find((l) => /^(error|fatal):/.test(l))?.trim() ?? `git am exited with ${am.code}`;
+          const reason = failures.length ? kindWords(failures[0]!.kind) : diff ? 'does not apply' : 'holds no diff';
+          outcomes.push({ index: i, applied: false, reason: `${reason}: ${failures[0]?.message ?? gitSays}`, failures });
+          stopped = `patch ${i} before it did not apply`;
+        }
+      });
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+    const tip = (await gitRaw(dir, ['rev-parse', 'HEAD'])).trim();
+    await gitRaw(tree.root, ['branch', '-f', branch, tip]);
+    return { outcomes, tip };
+  });
+}
+
+function readFile(dir: string, file: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(dir, file), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function kindWords(kind: HunkFailure['kind']): string {
+  return kind === 'wrong-base' ? 'wrong base' : kind === 'conflict' ? 'conflict' : 'mangled mail';
+}
+
+/**
+ * The mail git am gets: the decoded text as UTF-8 8bit (so trailers from replies can be added to the message),
+ * author and date as sent, the subject as sent (git am strips the [PATCH] prefix).
+ */
+export function mailForAm(p: IncomingPatch): string {
+  const m: Message = p.message;
+  const headers = [
+    `From: ${encodeHeader(formatAddress(m.from))}`,
+    ...(m.date ? [`Date: ${m.date.toUTCString().replace('GMT', '+0000')}`] : []),
+    `Subject: ${encodeHeader(m.subject)}`,
+    `Message-ID: <${m.messageId}>`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=UTF-8',
+    'Content-Transfer-Encoding: 8bit',
+  ];
+  return `${headers.join('\n')}\n\n${addTrailers(m.body, p.trailers)}`;
+}

@@ -1,0 +1,129 @@
+// Why a patch does not apply, hunk by hunk: "wrong base" (its context is nowhere in the file), "conflict" (the
+// context is there but lines of it differ: changed by an earlier patch or upstream) or "mangled mail" (whitespace or
+// line-wrap damage, hunk line counts that no longer match). Pure: the patch text and file texts in, findings out.
+import { parsePatch, type StructuredPatch } from 'diff';
+
+export type FailureKind = 'wrong-base' | 'conflict' | 'mangled';
+
+export interface HunkFailure {
+  kind: FailureKind;
+  file: string;
+  /** 1-based hunk number within the file; 0 when the file as a whole is the problem. */
+  hunk: number;
+  /** The hunk's `@@ ... @@` line. */
+  header: string;
+  message: string;
+  /** For a conflict: the patch's expected lines beside the file's lines where they differ. */
+  differs?: { line: number; expected: string; found: string }[];
+}
+
+export interface FileSources {
+  /** The file now, after the patches before this one (undefined: absent). */
+  now(file: string): string | undefined;
+  /** The file at the series' base, before any of its patches. */
+  atBase(file: string): string | undefined;
+  /** Earlier patches of the series that touch the file (their numbers). */
+  touchedBy(file: string): number[];
+}
+
+/** The `diff --git` part of a mail body, without the signature git format-patch adds. */
+export function diffPart(body: string): string {
+  const start = body.search(/^(diff --git |--- (a\/|\/dev\/null))/m);
+  if (start < 0) return '';
+  const diff = body.slice(start);
+  const sig = diff.lastIndexOf('\n-- \n');
+  return sig >= 0 && diff.slice(sig + 5).split('\n').length <= 4 ? diff.slice(0, sig + 1) : diff;
+}
+
+/** The files a patch's diff names (old and new sides, renames included), as written: the caller checks they are safe. */
+export function pathsOf(diff: string): string[] {
+  const out = new Set<string>();
+  for (const m of diff.matchAll(/^(?:diff --git a\/(\S+) b\/(\S+)|(?:---|\+\+\+) (?:[ab]\/)?(\S+)|rename (?:from|to) (\S+)|copy (?:from|to) (\S+))$/gm)) {
+    for (const p of m.slice(1)) if (p && p !== '/dev/null') out.add(p);
+  }
+  return [...out];
+}
+
+/** Every hunk of `diff` that does not apply to the files as `src` has them, and why. */
+export function diagnose(diff: string, src: FileSources): HunkFailure[] {
+  let files: StructuredPatch[];
+  try {
+    files = parsePatch(diff);
+  } catch (e) {
+    const what = e instanceof Error ? e.message.replace(/^Hunk at line (\d+) contained invalid line/, 'line $1 of the diff is not a context, + or - line:') : String(e);
+    return [{ kind: 'mangled', file: fileNear(diff, e), hunk: 0, header: '', message: `the diff is damaged (${what.trim()}): line wrapping or whitespace was changed on the way, or the hunk line counts no longer match` }];
+  }
+  const out: HunkFailure[] = [];
+  for (const f of files) {
+    const file = strip(f.oldFileName && f.oldFileName !== '/dev/null' ? f.oldFileName : f.newFileName ?? '');
+    const isNew = f.oldFileName === '/dev/null';
+    const now = src.now(file);
+    if (isNew) {
+      if (now !== undefined) out.push({ kind: 'conflict', file, hunk: 0, header: '', message: `the patch creates ${file}, which already exists${src.touchedBy(file).length ? ` (patch ${src.touchedBy(file).join(', ')} created it)` : ''}` });
+      continue;
+    }
+    if (now === undefined) {
+      const earlier = src.touchedBy(file);
+      out.push({ kind: src.atBase(file) !== undefined ? 'conflict' : 'wrong-base', file, hunk: 0, header: '', message: src.atBase(file) !== undefined ? `${file} was removed by patch ${earlier.join(', ')}` : `${file} does not exist in the tree: the series was made against another base` });
+      continue;
+    }
+    const lines = now.split('\n');
+    f.hunks.forEach((h, i) => {
+      const header = `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
+      const old = h.lines.filter((l) => l[0] === ' ' || l[0] === '-').map((l) => l.slice(1));
+      if (old.length === 0 || findBlock(lines, old) >= 0) return;
+      const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+      if (findBlock(lines.map(squash), old.map(squash)) >= 0) {
+        out.push({ kind: 'mangled', file, hunk: i + 1, header, message: `hunk ${i + 1} matches ${file} only when whitespace is ignored: tabs or trailing spaces were changed on the way (mail client or list damage)` });
+        return;
+      }
+      const best = bestAlignment(lines, old, h.oldStart - 1);
+      if (best.matched * 2 >= old.length && old.length > 1) {
+        const atBase = src.atBase(file);
+        const earlier = src.touchedBy(file);
+        const why = atBase !== undefined && findBlock(atBase.split('\n'), old) >= 0 && earlier.length
+          ? `changed by patch ${earlier.join(', ')} of this series`
+          : 'changed upstream: the file differs from the one the patch was made against';
+        out.push({ kind: 'conflict', file, hunk: i + 1, header, message: `hunk ${i + 1} of ${file}: ${best.differs.length} of its ${old.length} context lines differ near line ${best.at + 1} (${why})`, differs: best.differs });
+        return;
+      }
+      out.push({ kind: 'wrong-base', file, hunk: i + 1, header, message: `hunk ${i + 1} of ${file}: its context exists nowhere in the file: the series was made against another base` });
+    });
+  }
+  return out;
+}
+
+function strip(name: string): string {
+  return name.replace(/^[ab]\//, '');
+}
+
+function fileNear(diff: string, e: unknown): string {
+  const line = Number(/line (\d+)/.exec(String(e))?.[1] ?? 0);
+  const before = diff.split('\n').slice(0, line || undefined);
+  for (let i = before.length - 1; i >= 0; i--) {
+    const m = /^\+\+\+ (?:b\/)?(\S+)/.exec(before[i]!);
+    if (m) return m[1]!;
+  }
+  return '';
+}
+
+function findBlock(lines: string[], block: string[]): number {
+  outer: for (let s = 0; s + block.length <= lines.length; s++) {
+    for (let k = 0; k < block.length; k++) if (lines[s + k] !== block[k]) continue outer;
+    return s;
+  }
+  return -1;
+}
+
+/** The start where most of `block` matches the file line for line (ties: nearest the hunk's own line). */
+function bestAlignment(lines: string[], block: string[], hint: number): { at: number; matched: number; differs: { line: number; expected: string; found: string }[] } {
+  let at = 0;
+  let matched = -1;
+  for (let s = 0; s + block.length <= lines.length; s++) {
+    let n = 0;
+    for (let k = 0; k < block.length; k++) if (lines[s + k] === block[k]) n++;
+    if (n > matched || (n === matched && Math.abs(s - hint) < Math.abs(at - hint))) [at, matched] = [s, n];
+  }
+  const differs = block.flatMap((expected, k) => (lines[at + k] === expected ? [] : [{ line: at + k + 1, expected, found: lines[at + k] ?? '' }]));
+  return { at, matched: Math.max(matched, 0), differs };
+}

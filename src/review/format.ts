@@ -1,0 +1,33 @@
+// The review as text for the terminal: the series, a table per patch, then what each finding is. Pure.
+import { patchDetails } from '../check/report.js';
+import type { ReviewReport } from './review.js';
+
+export function formatReview(r: ReviewReport): string {
+  const s = r.series;
+  const tags = [s.rfc ? 'RFC' : '', s.resend ? 'RESEND' : '', ...s.prefixes].filter(Boolean).join(' ');
+  const out = [
+    `series: ${s.subject} (v${s.version}${tags ? `, ${tags}` : ''}), ${s.patches} patch${s.patches === 1 ? '' : 'es'}${s.cover ? ' and a cover letter' : ', no cover letter'}${s.replies ? `, ${s.replies} repl${s.replies === 1 ? 'y' : 'ies'}` : ''}`,
+    `base:   ${s.base.slice(0, 12)} (${s.baseFrom === 'base-commit' ? 'its base-commit' : s.baseFrom === '--base' ? 'from --base' : "the tree's HEAD: the series names no base it has"}); applied as ${s.branch}`,
+    `builds: ${r.compiler === 'none' ? 'none (--no-build)' : `${r.config}, ${r.compiler}, W=1, ${r.sandbox}`}`,
+    '',
+  ];
+  const pad = (t: string, n: number) => (t.length >= n ? `${t} ` : t + ' '.repeat(n - t.length));
+  out.push(`${pad('#', 4)}${pad('applied', 9)}${pad('build', 9)}${pad('warn', 6)}${pad('checkpatch', 12)}${pad('rules', 7)}subject`);
+  for (const p of r.patches) {
+    const cp = `${p.checkpatch.errors}E ${p.checkpatch.warnings}W ${p.checkpatch.checks}C`;
+    out.push(`${pad(String(p.index), 4)}${pad(p.applied ? 'yes' : 'NO', 9)}${pad(p.applied ? p.build.status : '-', 9)}${pad(String(p.build.newWarnings.length), 6)}${pad(cp, 12)}${pad(String(p.problems.length), 7)}${p.subject}`);
+  }
+  for (const p of r.patches) {
+    const lines = patchDetails(p);
+    for (const f of p.failures) {
+      lines.push(`  ${f.file}${f.header ? ` ${f.header}` : ''}: ${f.kind}`, ...(f.differs ?? []).map((d) => `    line ${d.line}: expected "${d.expected}", found "${d.found}"`));
+    }
+    for (const t of p.trailers) lines.push(`  trailer from a reply: ${t}`);
+    if (lines.length === 0 || (lines.length === 1 && /^  note:/.test(lines[0]!) && p.applied)) continue;
+    out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`, ...lines);
+  }
+  for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
+  const flagged = r.patches.filter((p) => !p.applied || p.problems.length || p.checkpatch.findings.length || p.build.status === 'failed' || p.build.newWarnings.length).length;
+  out.push('', r.verdict === 'clean' ? `clean: ${r.patches.length} patches applied and checked` : `findings: ${flagged} of ${r.patches.length} patches, ${r.problems.length} series problem${r.problems.length === 1 ? '' : 's'}`);
+  return out.join('\n');
+}

@@ -1,0 +1,140 @@
+// The review mails: one reply per patch with findings, quoting only the hunks concerned, and a one-line summary reply
+// to the cover letter. What maintainers ask of review bots: to the author only unless --reply-all, no mail for a
+// clean patch, never a Reviewed-by/Acked-by/Tested-by on the tool's behalf. Pure.
+import { parsePatch, type StructuredPatch } from 'diff';
+import { patchHasFindings } from '../check/report.js';
+import type { Address, Message } from '../mail/mailbox.js';
+import { attribution, quote, writeReply } from '../mail/reply.js';
+import { diffPart } from './diagnose.js';
+import type { Intake } from './intake.js';
+import type { ReviewPatch, ReviewReport } from './review.js';
+
+export interface ReplyMail {
+  /** File name in out/review/<series>/v<N>/. */
+  name: string;
+  /** The patch it answers; 0 for the cover letter. */
+  index: number;
+  text: string;
+}
+
+export interface RepliesOptions {
+  from: Address;
+  replyAll: boolean;
+  date: Date;
+}
+
+const SIGNATURE = '-- \nkseries review: an automated check (build, W=1 warnings, checkpatch.pl, commit-message rules,\nget_maintainer.pl). It gives no Reviewed-by, Acked-by or Tested-by; a person does that.';
+
+export function writeReplies(report: ReviewReport, intake: Intake, opts: RepliesOptions): ReplyMail[] {
+  const out: ReplyMail[] = [];
+  const flagged = report.patches.filter(hasFindings);
+  for (const p of flagged) {
+    const mail = intake.patches.find((x) => x.index === p.index);
+    if (!mail) continue;
+    out.push({ name: `${String(p.index).padStart(4, '0')}-reply.eml`, index: p.index, text: writeReply(mail.message, patchReplyBody(p, report, mail.message), opts) });
+  }
+  if (intake.cover) {
+    out.unshift({ name: '0000-cover-reply.eml', index: 0, text: writeReply(intake.cover, `Hi ${firstName(intake.cover.from)},\n\n${summaryLine(report)}\n\n${SIGNATURE}`, opts) });
+  }
+  return out;
+}
+
+function hasFindings(p: ReviewPatch): boolean {
+  return !p.applied || patchHasFindings({ ...p, commit: p.commit ?? '' });
+}
+
+/** "kseries: 2 of 5 patches have findings (2/5: build failed; 4/5: 1 checkpatch error); base 0123456789ab." */
+export function summaryLine(r: ReviewReport): string {
+  const flagged = r.patches.filter(hasFindings);
+  const n = r.series.patches;
+  if (flagged.length === 0 && r.problems.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, built and passed checkpatch with no findings.`;
+  const what = flagged.map((p) => `${p.index}/${n}: ${headline(p)}`).join('; ');
+  const series = r.problems.length ? `${flagged.length ? '; ' : ''}series: ${r.problems.map((x) => x.kind).join(', ')}` : '';
+  return `kseries: ${flagged.length} of ${n} patches have findings (${what}${series}); base ${r.series.base.slice(0, 12)}.`;
+}
+
+function headline(p: ReviewPatch): string {
+  if (!p.applied) return p.problems[0]?.message.split(':')[0] ?? 'not applied';
+  const parts: string[] = [];
+  if (p.build.status === 'failed') parts.push('build failed');
+  if (p.build.newWarnings.length) parts.push(`${p.build.newWarnings.length} new warning${p.build.newWarnings.length > 1 ? 's' : ''}`);
+  const cp = p.checkpatch;
+  if (cp.errors + cp.warnings + cp.checks) parts.push(`checkpatch ${cp.errors}E ${cp.warnings}W ${cp.checks}C`);
+  if (p.proofs.some((x) => !x.ok)) parts.push('object-code proof failed');
+  if (p.problems.length) parts.push(p.problems.map((x) => x.kind).join(', '));
+  if (p.build.notBuilt.length) parts.push('not build-tested');
+  return parts.join(', ');
+}
+
+interface Finding {
+  file?: string;
+  line?: number;
+  text: string[];
+}
+
+/** Each finding with where it points (file and new line), so it can stand under the hunk it is about. */
+function findingsOf(p: ReviewPatch): Finding[] {
+  const out: Finding[] = [];
+  const compiler = (level: string, list: string[]) =>
+    list.map((t) => {
+      const m = /^([^\s:][^:]*):(\d+):\d+: /.exec(t);
+      return { file: m?.[1], line: m ? Number(m[2]) : undefined, text: [`All ${level} (new ones prefixed by >>):`, '', `>> ${t}`] };
+    });
+  out.push(...compiler('errors', p.build.errors), ...compiler('warnings', p.build.newWarnings));
+  for (const f of p.checkpatch.findings) out.push({ file: f.file, line: f.file ? f.line : undefined, text: [`checkpatch.pl ${f.level.toUpperCase()}:${f.type}: ${f.message}`] });
+  for (const x of p.proofs.filter((y) => !y.ok)) out.push({ text: [`object-code proof failed: ${x.object}: ${x.claim}`, ...x.errors.map((e) => `  ${e}`)] });
+  for (const f of p.failures) {
+    const lines = [`The patch does not apply: ${f.message}`];
+    for (const d of f.differs ?? []) lines.push(`  line ${d.line}: the patch expects: ${d.expected}`, `  ${' '.repeat(String(d.line).length + 5)}the tree has:      ${d.found}`);
+    out.push({ file: f.file, line: f.hunk > 0 ? -f.hunk : undefined, text: lines });
+  }
+  for (const x of p.problems.filter((y) => y.kind !== 'not-applied' || p.failures.length === 0)) out.push({ text: [`${x.severity}: ${x.message}`] });
+  for (const n of p.build.notBuilt) out.push({ text: [`not build-tested: ${n.object}: ${n.reason}`] });
+  return out;
+}
+
+function patchReplyBody(p: ReviewPatch, r: ReviewReport, mail: Message): string {
+  const findings = findingsOf(p);
+  let files: StructuredPatch[] = [];
+  try {
+    files = parsePatch(diffPart(mail.body));
+  } catch {
+    files = []; // a mangled diff is quoted as nothing: the finding says what is wrong with it
+  }
+  const placed = new Map<string, Finding[]>();
+  const loose: Finding[] = [];
+  for (const f of findings) {
+    const at = f.file ? locate(files, f.file, f.line) : undefined;
+    if (at) placed.set(at, [...(placed.get(at) ?? []), f]);
+    else loose.push(f);
+  }
+  const out = [`Hi ${firstName(mail.from)},`, '', `kseries applied this series on ${r.series.base.slice(0, 12)} and checked each patch; for this one it found:`, ''];
+  for (const f of loose) out.push(...f.text, '');
+  if (placed.size) {
+    out.push(attribution(mail), '');
+    for (const file of files) {
+      const name = file.newFileName?.replace(/^b\//, '') ?? '';
+      file.hunks.forEach((h, i) => {
+        const here = placed.get(`${name}#${i}`);
+        if (!here) return;
+        out.push(...quote([`--- ${file.oldFileName}`, `+++ ${file.newFileName}`, `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]), '');
+        for (const f of here) out.push(...f.text, '');
+      });
+    }
+  }
+  out.push(SIGNATURE);
+  return out.join('\n');
+}
+
+/** "file#hunk" of the hunk a finding points into: a new-file line inside it, or -N for hunk N itself. */
+function locate(files: StructuredPatch[], file: string, line: number | undefined): string | undefined {
+  const f = files.find((x) => x.newFileName?.replace(/^b\//, '') === file || x.oldFileName?.replace(/^a\//, '') === file);
+  if (!f || line === undefined) return undefined;
+  if (line < 0) return f.hunks[-line - 1] ? `${file}#${-line - 1}` : undefined;
+  const i = f.hunks.findIndex((h) => line >= h.newStart && line < h.newStart + Math.max(h.newLines, 1));
+  return i >= 0 ? `${file}#${i}` : undefined;
+}
+
+function firstName(a: Address): string {
+  return (a.name || a.address.split('@')[0] || 'there').split(/\s+/)[0]!;
+}

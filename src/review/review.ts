@@ -1,0 +1,148 @@
+// `kseries review`: intake → apply → check → reply. A received series is identified in its mailbox, applied with
+// git am on its base in kseries' worktree, and its applied commits get the same per-patch checks as `kseries check`.
+import type { BuildOptions } from '../build/builder.js';
+import { checkRange, type CheckOptions } from '../check/check.js';
+import type { BuildReport, PatchReport } from '../check/report.js';
+import { patchHasFindings } from '../check/report.js';
+import type { Problem } from '../check/rules.js';
+import { MailboxError, UsageError } from '../errors.js';
+import { readMailbox, type Message } from '../mail/mailbox.js';
+import { runCheckpatch } from '../tools/kernel-scripts.js';
+import { commitOf, type KernelTree } from '../tree/tree.js';
+import { applySeries, type ApplyOutcome } from './apply.js';
+import { identifyOne, identifySeries, type Intake } from './intake.js';
+import { assertSandbox } from '../tools/sandbox.js';
+
+export interface ReviewOptions extends BuildOptions {
+  tree: KernelTree;
+  /** An mbox, Maildir, folder of .patch files, or '-'. */
+  input: string;
+  stdin?: () => string;
+  /** Review only the first patch of the input, alone (b4's per-patch check). */
+  single?: boolean;
+  base?: string;
+  build: boolean;
+  /** Build without a sandbox when bubblewrap is missing. */
+  trust: boolean;
+  strict: boolean;
+  onStep?: CheckOptions['onStep'];
+  log?: (line: string) => void;
+}
+
+export interface ReviewPatch extends Omit<PatchReport, 'commit'> {
+  applied: boolean;
+  commit: string | null;
+  /** Trailers collected from replies and added to the applied commit. */
+  trailers: string[];
+  /** For a patch that did not apply: each hunk that failed and why. */
+  failures: ApplyOutcome['failures'];
+}
+
+export interface ReviewReport {
+  series: {
+    subject: string;
+    version: number;
+    patches: number;
+    base: string;
+    /** Where the base came from. */
+    baseFrom: 'base-commit' | '--base' | 'HEAD';
+    rfc: boolean;
+    resend: boolean;
+    prefixes: string[];
+    cover: boolean;
+    replies: number;
+    branch: string;
+  };
+  config: string;
+  compiler: string;
+  /** How builds ran: "bwrap (read-only source, no network)", "unsandboxed (--trust)", or "none (--no-build)". */
+  sandbox: string;
+  patches: ReviewPatch[];
+  problems: Problem[];
+  verdict: 'clean' | 'findings';
+}
+
+/** What review needs of the received mail, kept for the replies. */
+export interface Reviewed {
+  report: ReviewReport;
+  intake: Intake;
+  messages: Message[];
+}
+
+export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
+  const { tree } = opts;
+  const sandbox = opts.build ? await assertSandbox(opts.trust, opts.env) : 'none (--no-build)';
+  const messages = await readMailbox(opts.input, opts.stdin);
+  const intake = opts.single ? identifyOne(messages) : identifySeries(messages);
+  if (intake.patches.length === 0) throw new MailboxError(`${opts.input}: holds no patch (no message with a diff that is not a reply)`, 'give the mbox of a series, e.g. b4 mbox <msgid> or a lore t.mbox.gz, gunzipped');
+  const problems: Problem[] = [...intake.problems];
+  const { base, baseFrom } = await chooseBase(tree, intake, opts.base, problems);
+  const branch = `kseries/review/${slugOf(intake.subject)}/v${intake.version}`;
+  opts.log?.(`applying ${intake.patches.length} of ${intake.total} patches on ${base.slice(0, 12)} (${baseFrom})`);
+  const { outcomes } = await applySeries(tree, base, intake.patches, intake.total, branch);
+  const applied = outcomes.filter((o) => o.applied);
+  const tip = applied.at(-1)?.commit ?? base;
+
+  // A patch checked alone (b4, before sending) gets its recipients later: only a received series' are checked.
+  const mails = opts.single ? undefined : new Map(intake.patches.filter((p) => applied.some((a) => a.index === p.index)).map((p) => [p.index, p.message.raw]));
+  const cover = intake.cover ? { subject: intake.cover.subject, body: intake.cover.body } : undefined;
+  const checked = await checkRange({ ...opts, tree, base, tip, cover, mailed: true, mails, full: false, series: undefined, sandbox: opts.build && !sandbox.startsWith('unsandboxed') });
+  problems.push(...checked.problems.filter((p) => !(p.kind === 'cover-missing' && problems.some((q) => q.kind === 'part-missing'))));
+
+  const patches: ReviewPatch[] = [];
+  for (const o of outcomes) {
+    const p = intake.patches.find((x) => x.index === o.index);
+    const c = o.applied ? checked.patches[applied.indexOf(o)] : undefined;
+    if (c) {
+      const { commit, ...rest } = c;
+      patches.push({ ...rest, index: o.index, applied: true, commit, trailers: p?.trailers ?? [], failures: [] });
+      continue;
+    }
+    const checkpatch = p ? await runCheckpatch(tree.root, p.message.raw, { strict: opts.strict }) : { errors: 0, warnings: 0, checks: 0, findings: [] };
+    patches.push({
+      index: o.index,
+      subject: p?.subject.summary ?? '(missing)',
+      applied: false,
+      commit: null,
+      build: notBuilt(o.reason ?? 'not applied'),
+      proofs: [],
+      checkpatch,
+      problems: [{ kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }],
+      trailers: p?.trailers ?? [],
+      failures: o.failures,
+    });
+  }
+  const report: ReviewReport = {
+    series: { subject: intake.subject, version: intake.version, patches: intake.total, base, baseFrom, rfc: intake.rfc, resend: intake.resend, prefixes: intake.prefixes, cover: !!intake.cover, replies: intake.replies, branch },
+    config: opts.config,
+    compiler: opts.build ? checked.compiler : 'none',
+    sandbox,
+    patches,
+    problems,
+    verdict: patches.some((p) => !p.applied || patchHasFindings({ ...p, commit: p.commit ?? '' })) || problems.length > 0 ? 'findings' : 'clean',
+  };
+  return { report, intake, messages };
+}
+
+async function chooseBase(tree: KernelTree, intake: Intake, given: string | undefined, problems: Problem[]): Promise<{ base: string; baseFrom: ReviewReport['series']['baseFrom'] }> {
+  const named = intake.baseCommit ? await commitOf(tree, intake.baseCommit) : undefined;
+  if (named) return { base: named, baseFrom: 'base-commit' };
+  if (intake.baseCommit) problems.push({ kind: 'base-unknown', severity: 'warning', message: `the series names base-commit ${intake.baseCommit}, which this tree does not have` });
+  if (given) {
+    const base = await commitOf(tree, given);
+    if (!base) throw new UsageError(`--base ${given} is not a commit of this tree`, 'name a commit, tag or branch of the tree, e.g. --base v6.12.117');
+    return { base, baseFrom: '--base' };
+  }
+  const head = (await commitOf(tree, 'HEAD'))!;
+  if (!intake.baseCommit) problems.push({ kind: 'base-missing', severity: 'warning', message: `the series names no base-commit (git format-patch --base); applied on the tree's HEAD ${head.slice(0, 12)}` });
+  return { base: head, baseFrom: 'HEAD' };
+}
+
+function notBuilt(reason: string): BuildReport {
+  return { status: 'skipped', objects: [], errors: [], newWarnings: [], notBuilt: [], note: reason };
+}
+
+/** A branch-safe name for a series from its subject: `mm: Add foo bar` → `mm-add-foo-bar`. */
+export function slugOf(subject: string): string {
+  return subject.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '') || 'series';
+}
