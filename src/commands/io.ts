@@ -4,6 +4,8 @@ export interface Io {
   err(text: string): void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Standard input as text, when a command reads it (review -, review --b4-check); the process's own by default. */
+  stdin?: () => string;
 }
 
 export interface GlobalOptions {

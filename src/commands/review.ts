@@ -27,8 +27,6 @@ export interface ReviewArgs {
   replyAll: boolean;
   from?: string;
   b4Check: boolean;
-  /** Standard input as text (tests); the process's stdin otherwise. */
-  stdin?: () => string;
 }
 
 export const REVIEW_REPORT = 'report.json';
@@ -42,7 +40,7 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
   const { report, intake } = await reviewSeries({
     tree,
     input: a.b4Check ? '-' : a.input!,
-    stdin: a.stdin,
+    stdin: io.stdin,
     single: a.b4Check,
     base: a.base,
     build: a.build && !a.b4Check,

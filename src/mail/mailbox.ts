@@ -45,7 +45,12 @@ export async function readMailbox(input: string, stdin?: () => string): Promise<
     }
     if (raws.length === 0) throw new MailboxError(`${input}: holds no message`, 'give an mbox with the series\' patches');
     const messages: Message[] = [];
-    for (const [i, raw] of raws.entries()) messages.push(await parseMessage(Buffer.from(raw, 'latin1'), i));
+    for (const [i, raw] of raws.entries()) {
+      const m = await parseMessage(Buffer.from(raw, 'latin1'), i).catch((e: unknown) => {
+        throw new MailboxError(`${input}: message ${i + 1} cannot be parsed (${e instanceof Error ? e.message : String(e)})`, 'give the series as git format-patch or a list archive wrote it');
+      });
+      messages.push(m);
+    }
     return messages;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { MailboxError, UsageError } from '../errors.js';
 import { readMailbox, type Message } from '../mail/mailbox.js';
 import { runCheckpatch } from '../tools/kernel-scripts.js';
 import { commitOf, type KernelTree } from '../tree/tree.js';
-import { applySeries, type ApplyOutcome } from './apply.js';
+import { applySeries, assertSafePaths, type ApplyOutcome } from './apply.js';
 import { identifyOne, identifySeries, type Intake } from './intake.js';
 import { assertSandbox } from '../tools/sandbox.js';
 
@@ -75,6 +75,8 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   const messages = await readMailbox(opts.input, opts.stdin);
   const intake = opts.single ? identifyOne(messages) : identifySeries(messages);
   if (intake.patches.length === 0) throw new MailboxError(`${opts.input}: holds no patch (no message with a diff that is not a reply)`, 'give the mbox of a series, e.g. b4 mbox <msgid> or a lore t.mbox.gz, gunzipped');
+  // Paths that leave the tree are refused before anything happens (and again against the worktree, for symlinks).
+  for (const p of intake.patches) assertSafePaths(tree.root, p);
   const problems: Problem[] = [...intake.problems];
   const { base, baseFrom } = await chooseBase(tree, intake, opts.base, problems);
   const branch = `kseries/review/${slugOf(intake.subject)}/v${intake.version}`;

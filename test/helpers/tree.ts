@@ -37,10 +37,11 @@ export interface CliRun {
 }
 
 /** Run the CLI in-process, as the executable would. */
-export async function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+export async function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { out: (t) => out.push(t), err: (t) => err.push(t), cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env };
+  const stdin = opts.stdin;
+  const io: Io = { out: (t) => out.push(t), err: (t) => err.push(t), cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env, ...(stdin !== undefined ? { stdin: () => stdin } : {}) };
   const code = await main(args, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
 }

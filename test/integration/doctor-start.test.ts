@@ -54,6 +54,8 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
   expect(cover).toContain('  cgroup_memory_nosocket -> cgroup_memory_nosocket_key:\n    2 tests, 4 insns/22 bytes -> 2 jump labels, 2 insns/4 bytes\n');
   expect(git(tree.root, 'show', 'kseries/static-keys/v1:mm/memcontrol.c')).toContain('static DEFINE_STATIC_KEY_FALSE_RO(cgroup_memory_nosocket_key);');
   expect(r.out).toContain('next:');
+  // The two halves agree: kseries review of what kseries emitted is clean, for both series.
+  expect(r.out.match(/kseries review of these mails: clean/g)).toHaveLength(2);
   expect(r.out).toContain('kseries send static-keys');
 
   // kprobe-post: four RFC patches, checkpatch-clean, KUnit passing on the base and with the series, and the census.

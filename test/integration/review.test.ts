@@ -207,3 +207,57 @@ describe('a clean series', () => {
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.eml'))).toEqual(['0000-cover-reply.eml']);
   });
 });
+
+describe('b4, recipients and bad input', () => {
+  const one = () => seriesMbox(spec({
+    id: 'b4',
+    patches: [{ subject: 'lib/bsearch: Say that the array is sorted', body: 'No sign-off here.', edits: [{ file: 'lib/bsearch.c', from: 'binary search an array of elements', to: 'binary search a sorted array of elements' }] }],
+  }));
+
+  test("--b4-check: one message on stdin, b4's review-CI JSON out", async () => {
+    const r = await cli(['--tree', tree.root, 'review', '--b4-check'], { stdin: one() });
+    expect(r.code, r.err).toBe(0);
+    const checks = JSON.parse(r.out) as { tool: string; status: string; summary: string; details: string }[];
+    expect(checks.map((c) => [c.tool, c.status])).toEqual([['kseries', 'pass'], ['kseries', 'pass'], ['kseries', 'fail']]);
+    expect(checks[2]!.details).toMatch(/author-signoff/);
+  });
+
+  test('--reply-all copies the original recipients; the default is the author only', async () => {
+    const file = path.join(out, 'reply-all.mbox');
+    fs.writeFileSync(file, one());
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build', '--reply-all', '--out', out, '--json']);
+    expect(r.code, r.err).toBe(1);
+    const dir = path.join(out, 'review', 'lib-bsearch-say-that-the-array-is-sorted', 'v1');
+    const [reply] = await readMailbox(path.join(dir, '0001-reply.eml'));
+    expect(reply!.to.map((a) => a.address)).toEqual(['ada@example.org']);
+    expect(reply!.cc.map((a) => a.address)).toEqual(['akpm@linux-foundation.org', 'linux-kernel@vger.kernel.org']);
+  });
+
+  test('a patch whose path leaves the tree is refused before anything is applied (exit 2)', async () => {
+    const evil = one().replace(/a\/lib\/bsearch\.c/g, 'a/../../etc/passwd').replace(/b\/lib\/bsearch\.c/g, 'b/../../etc/passwd');
+    const file = path.join(out, 'evil.mbox');
+    fs.writeFileSync(file, evil);
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build']);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')).toHaveLength(2);
+    expect(r.err).toMatch(/^kseries: patch 1 .*"\.\.\/\.\.\/etc\/passwd" is not a path inside the kernel tree/);
+  });
+
+  test('without a working bubblewrap, review refuses to build unless --trust; --no-build needs none', async () => {
+    const file = path.join(out, 'nosandbox.mbox');
+    fs.writeFileSync(file, one());
+    const env = { ...process.env, PATH: '/nonexistent' };
+    const r = await cli(['--tree', tree.root, 'review', file], { env });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^kseries: reviewing builds code someone else wrote, and bubblewrap \(bwrap\) is missing/);
+    expect(r.err).toMatch(/hint: apt-get install bubblewrap; or --no-build/);
+  });
+
+  test('a malformed mailbox is one clear error (exit 2)', async () => {
+    const file = path.join(out, 'garbage.mbox');
+    fs.writeFileSync(file, 'this is not mail\n\x00\x01\x02');
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^kseries: .*holds no patch/);
+  });
+});

@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, test } from 'vitest';
 import { ParamError } from '../../src/errors.js';
 import { convertParam, parseSetArgs, resolveParams, type ParamSpec } from '../../src/templates/params.js';
-import { checkTreePath } from '../../src/tree/paths.js';
+import { checkNoSymlinkOut, checkTreePath } from '../../src/tree/paths.js';
 
 const specs: Record<string, ParamSpec> = {
   file: { type: 'path', help: 'a file' },
@@ -48,4 +51,15 @@ test('unknown and missing parameters are errors that name them', () => {
 test('tree paths are normalised', () => {
   expect(checkTreePath('kernel//sched/./core.c', 'p')).toBe('kernel/sched/core.c');
   expect(checkTreePath('drivers/net/', 'p')).toBe('drivers/net');
+});
+
+test('a path through a symlink that leaves the tree is refused; links inside the tree and new files are fine', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-links-'));
+  fs.mkdirSync(path.join(root, 'drivers'));
+  fs.symlinkSync('/etc', path.join(root, 'drivers', 'out'));
+  fs.symlinkSync('../drivers', path.join(root, 'inside'));
+  expect(() => checkNoSymlinkOut(root, 'drivers/out/passwd', 'patch 1')).toThrow(ParamError);
+  expect(() => checkNoSymlinkOut(root, 'inside/new.c', 'patch 1')).not.toThrow();
+  expect(() => checkNoSymlinkOut(root, 'drivers/new/dir/file.c', 'patch 1')).not.toThrow();
+  fs.rmSync(root, { recursive: true, force: true });
 });

@@ -1,0 +1,52 @@
+// Why a hunk does not apply: wrong base, conflict (with the lines that differ), mangled mail. Pure, on small files.
+import { expect, test } from 'vitest';
+import { diagnose, diffPart, pathsOf } from '../../src/review/diagnose.js';
+import { attribution, writeReply } from '../../src/mail/reply.js';
+import type { Message } from '../../src/mail/mailbox.js';
+
+const FILE = ['int a;', 'int b;', 'int c;', 'int d;', 'int e;', ''].join('\n');
+const diff = (hunk: string[]) => ['diff --git a/f.c b/f.c', '--- a/f.c', '+++ b/f.c', ...hunk, ''].join('\n');
+const src = (now: string | undefined, base = FILE, touched: number[] = []) => ({ now: () => now, atBase: () => base, touchedBy: () => touched });
+
+test.each([
+  ['applies', diff(['@@ -2,3 +2,3 @@', ' int b;', '-int c;', '+int C;', ' int d;']), src(FILE), []],
+  ['wrong base: the context is nowhere', diff(['@@ -2,3 +2,3 @@', ' long x;', '-long y;', '+long Y;', ' long z;']), src(FILE), ['wrong-base']],
+  ['conflict: one line of the context differs', diff(['@@ -2,3 +2,3 @@', ' int b;', '-int c;', '+int C;', ' int d;']), src(FILE.replace('int d;', 'int dd;'), FILE, [1]), ['conflict']],
+  ['mangled: tabs became spaces', diff(['@@ -1,2 +1,2 @@', ' int  a;', '-int b;', '+int B;']), src(FILE.replace('int a;', 'int\ta;')), ['mangled']],
+  ['mangled: a re-wrapped line breaks the hunk', diff(['@@ -1,2 +1,2 @@', ' int a;', '-int b;', '+int B /* a long', 'comment */;']), src(FILE), ['mangled']],
+  ['mangled: line counts that no longer match', diff(['@@ -1,5 +1,5 @@', ' int a;', '-int b;', '+int B;']), src(FILE), ['mangled']],
+  ['a removed file is a conflict with the patch that removed it', diff(['@@ -1,2 +1,2 @@', ' int a;', '-int b;', '+int B;']), src(undefined, FILE, [2]), ['conflict']],
+  ['a file the tree never had is a wrong base', diff(['@@ -1,2 +1,2 @@', ' int a;', '-int b;', '+int B;']), { now: () => undefined, atBase: () => undefined, touchedBy: () => [] }, ['wrong-base']],
+])('%s', (_what, d, s, kinds) => {
+  expect(diagnose(d, s).map((f) => f.kind)).toEqual(kinds);
+});
+
+test('a conflict names the lines that differ and the earlier patch that changed them', () => {
+  const [f] = diagnose(diff(['@@ -2,3 +2,3 @@', ' int b;', '-int c;', '+int C;', ' int d;']), src(FILE.replace('int d;', 'int dd;'), FILE, [1]));
+  expect(f).toMatchObject({ file: 'f.c', hunk: 1, header: '@@ -2,3 +2,3 @@', differs: [{ line: 4, expected: 'int d;', found: 'int dd;' }] });
+  expect(f!.message).toMatch(/changed by patch 1 of this series/);
+});
+
+test('the diff of a mail body, without its signature; every path it names', () => {
+  const body = 'Message.\n---\n f.c | 2 +-\n\ndiff --git a/f.c b/g.c\nrename from f.c\nrename to g.c\n--- a/f.c\n+++ b/g.c\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.5\n';
+  expect(diffPart(body)).toBe('diff --git a/f.c b/g.c\nrename from f.c\nrename to g.c\n--- a/f.c\n+++ b/g.c\n@@ -1 +1 @@\n-a\n+b\n');
+  expect(pathsOf(diffPart(body)).sort()).toEqual(['f.c', 'g.c']);
+});
+
+const M: Message = {
+  messageId: 'p1@x', inReplyTo: 'c@x', references: ['c@x'], subject: '[PATCH 1/2] lib: Ünïcode',
+  from: { name: 'Jörg Müller', address: 'j@x.org' }, to: [{ name: 'L', address: 'list@x.org' }], cc: [{ name: '', address: 'k@x.org' }, { name: 'J', address: 'j@x.org' }],
+  date: new Date(Date.UTC(2026, 11, 1)), body: '', raw: '',
+};
+
+test('a reply: Re: subject, threaded under the mail, to the author only unless reply-all', () => {
+  const text = writeReply(M, 'Hi.\n', { from: { name: 'Rev', address: 'rev@x.org' }, replyAll: false, date: new Date(0) });
+  expect(text).toMatch(/^To: =\?UTF-8\?B\?/m);
+  expect(text).not.toMatch(/^Cc:/m);
+  expect(text).toMatch(/^Subject: =\?UTF-8\?B\?/m);
+  expect(text).toMatch(/^In-Reply-To: <p1@x>$/m);
+  expect(text).toMatch(/^References: <c@x>\n {4}<p1@x>$/m);
+  const all = writeReply(M, 'Hi.\n', { from: { name: 'Rev', address: 'k@x.org' }, replyAll: true, date: new Date(0) });
+  expect(all).toMatch(/^Cc: L <list@x.org>$/m); // not the author again, not the reviewer
+  expect(attribution(M)).toBe('On Tue, 01 Dec 2026 00:00:00 +0000, Jörg Müller wrote:');
+});

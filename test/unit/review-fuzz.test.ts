@@ -1,0 +1,144 @@
+// Thousands of mutated mailboxes through intake (split, parse, identify, diagnose, reply): no crash; what fails is a
+// user's error (exit 2) with one line, never a bug.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { KseriesError, EXIT_USAGE } from '../../src/errors.js';
+import { readMailbox } from '../../src/mail/mailbox.js';
+import { diagnose, diffPart, pathsOf } from '../../src/review/diagnose.js';
+import { identifySeries } from '../../src/review/intake.js';
+import { writeReplies } from '../../src/review/replies.js';
+import type { ReviewReport } from '../../src/review/review.js';
+
+const RUNS = 2000;
+
+const SEED_MBOX = [
+  'From 1 Mon Sep 17 00:00:00 2001',
+  'From: =?UTF-8?Q?J=C3=B6rg?= <j@example.org>',
+  'Subject: [PATCH v2 0/2] lib: Two',
+  'Message-ID: <c@x>',
+  '',
+  'Blurb.',
+  '',
+  'base-commit: 0123456789abcdef0123456789abcdef01234567',
+  '',
+  'From 2 Mon Sep 17 00:00:00 2001',
+  'From: Ada <ada@example.org>',
+  'Subject: [PATCH v2 1/2] lib: One',
+  'Message-ID: <p1@x>',
+  'In-Reply-To: <c@x>',
+  'References: <c@x>',
+  'Content-Type: text/plain; charset=UTF-8',
+  'Content-Transfer-Encoding: quoted-printable',
+  '',
+  'Change a=3Db.',
+  '',
+  'Signed-off-by: Ada <ada@example.org>',
+  '---',
+  'diff --git a/lib/x.c b/lib/x.c',
+  '--- a/lib/x.c',
+  '+++ b/lib/x.c',
+  '@@ -1,3 +1,3 @@',
+  ' int a;',
+  '-int b;',
+  '+int c;',
+  ' int d;',
+  '-- ',
+  '2.39.5',
+  '',
+  'From 3 Mon Sep 17 00:00:00 2001',
+  'From: Ada <ada@example.org>',
+  'Subject: Re: [PATCH v2 1/2] lib: One',
+  'Message-ID: <r@x>',
+  'In-Reply-To: <p1@x>',
+  '',
+  'Reviewed-by: R <r@x.org>',
+  '',
+].join('\n');
+
+/** A small deterministic PRNG (mulberry32), so a failing case can be replayed from its number. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = ['From x', '>From y', '@@ -1,2 +1,9 @@', 'diff --git a/../../etc/passwd b/x', '--- ', '+++ b/', 'Subject: [PATCH 9/2]', '=?UTF-8?B?////?=', '\r', '\t', '\x00', 'Content-Transfer-Encoding: base64', 'In-Reply-To: <p1@x>', 'Re: ', '-- ', '\xff\xfe'];
+
+function mutate(text: string, r: () => number): string {
+  let lines = text.split('\n');
+  const steps = 1 + Math.floor(r() * 6);
+  for (let s = 0; s < steps; s++) {
+    const i = Math.floor(r() * lines.length);
+    switch (Math.floor(r() * 8)) {
+      case 0: lines.splice(i, 1); break;
+      case 1: lines.splice(i, 0, lines[Math.floor(r() * lines.length)] ?? ''); break;
+      case 2: lines[i] = (lines[i] ?? '') + PIECES[Math.floor(r() * PIECES.length)]; break;
+      case 3: lines.splice(i, 0, PIECES[Math.floor(r() * PIECES.length)]!); break;
+      case 4: lines = lines.slice(0, i); break;
+      case 5: {
+        const l = lines[i] ?? '';
+        const k = Math.floor(r() * (l.length + 1));
+        lines[i] = l.slice(0, k) + String.fromCharCode(Math.floor(r() * 256)) + l.slice(k + 1);
+        break;
+      }
+      case 6: lines[i] = (lines[i] ?? '').replace(/\t/g, '        ').replace(/^ /, ''); break;
+      default: lines.splice(i, 0, 'x'.repeat(Math.floor(r() * 5000))); break;
+    }
+  }
+  return lines.join('\n');
+}
+
+const FILES = new Map([['lib/x.c', 'int a;\nint b;\nint d;\n']]);
+const REPORT = (n: number): ReviewReport => ({
+  series: { subject: 's', version: 1, patches: n, base: '0'.repeat(40), baseFrom: 'HEAD', rfc: false, resend: false, prefixes: [], cover: true, replies: 0, branch: 'b' },
+  config: 'defconfig',
+  compiler: 'gcc',
+  sandbox: 'none',
+  patches: [],
+  problems: [],
+  verdict: 'findings',
+});
+
+test(`${RUNS} mutated mailboxes: no crash, every failure a one-line user error (exit 2)`, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-fuzz-'));
+  const outcomes = { parsed: 0, refused: 0, patches: 0 };
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const text = mutate(SEED_MBOX, rng(run + 1));
+      const file = path.join(dir, 'm.mbox');
+      fs.writeFileSync(file, Buffer.from(text, 'latin1'));
+      try {
+        const intake = identifySeries(await readMailbox(file));
+        for (const p of intake.patches) {
+          const diff = diffPart(p.message.body);
+          pathsOf(diff);
+          diagnose(diff, { now: (f) => FILES.get(f), atBase: (f) => FILES.get(f), touchedBy: () => [] });
+        }
+        const report = REPORT(intake.total);
+        report.patches = intake.patches.map((p) => ({
+          index: p.index, subject: p.subject.summary, applied: false, commit: null, trailers: p.trailers, failures: [], proofs: [],
+          build: { status: 'skipped', objects: [], errors: [], newWarnings: [], notBuilt: [] },
+          checkpatch: { errors: 1, warnings: 0, checks: 0, findings: [{ level: 'error', type: 'X', file: 'lib/x.c', line: 2, message: 'm' }] },
+          problems: [{ kind: 'not-applied', severity: 'error', message: 'not applied' }],
+        }));
+        writeReplies(report, intake, { from: { name: 'K', address: 'k@x' }, replyAll: true, date: new Date(0) });
+        outcomes.parsed++;
+        outcomes.patches += intake.patches.length;
+      } catch (e) {
+        if (!(e instanceof KseriesError) || e.exitCode !== EXIT_USAGE || e.message.includes('\n')) throw new Error(`run ${run}: ${e instanceof Error ? e.stack : String(e)}`);
+        outcomes.refused++;
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`fuzz: ${RUNS} mailboxes, ${outcomes.parsed} read (${outcomes.patches} patches), ${outcomes.refused} refused with exit 2, 0 crashes`);
+  expect(outcomes.parsed + outcomes.refused).toBe(RUNS);
+});
