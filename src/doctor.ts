@@ -26,6 +26,7 @@ const PROGRAMS: [program: string, pkg: string, why: string][] = [
   ['xz', 'xz-utils', 'unpacking the Debian kernel source'],
   ['python3', 'python3', 'KUnit (tools/testing/kunit/kunit.py)'],
   ['qemu-system-x86_64', 'qemu-system-x86', 'KUnit and boot tests under QEMU'],
+  ['bwrap', 'bubblewrap', 'review: building code someone else wrote in a sandbox'],
 ];
 
 const HEADERS: [file: string, pkg: string, why: string][] = [
