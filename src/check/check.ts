@@ -158,6 +158,7 @@ async function buildAll(
     const toProve = wanted.map((w) => w.flatMap((x) => x.objects));
     const proved = new Set(toProve.flat());
     const asRun = new Set(wanted.flat().flatMap((x) => (x.asRun ? x.objects : [])));
+    const contents = [...new Set(provers.flatMap((v) => v.contents ?? []))];
     const code = new Map<string, ObjectCode>();
     const objectFile = (o: string) => path.join(build.buildDir, o);
     const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
@@ -167,7 +168,7 @@ async function buildAll(
     for (const o of objects) if (!reasonFor(o) && (await exists(tree, opts.base, o))) atBase.push(o);
     for (const r of await build.compileMany(atBase)) {
       last.set(r.object, r.messages);
-      if (r.ok && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object)));
+      if (r.ok && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
     }
     const reports: BuildReport[] = [];
     const proofs: ObjectProof[][] = [];
@@ -197,7 +198,7 @@ async function buildAll(
         report.newWarnings.push(...newWarnings(last.get(o) ?? [], r.messages).map((w) => w.text));
         last.set(o, r.messages);
         if (!r.ok || !proved.has(o)) continue;
-        const compiled = await readObjectCode(objectFile(o));
+        const compiled = await readObjectCode(objectFile(o), { contents });
         if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
         code.set(o, compiled);
       }

@@ -1,6 +1,7 @@
 // The closed, sorted map of built-in recipe code. A recipe folder without code here is template-only. Loading it
 // registers the recipes' object-code proofs with check.
 import { registerProver } from '../check/proofs/registry.js';
+import { kprobePostProver } from '../kprobe/prover.js';
 import { staticKey } from './static-key/index.js';
 import { staticKeys } from './static-keys/index.js';
 import type { RecipeCode } from './types.js';
@@ -11,3 +12,5 @@ export const RECIPE_CODE: Readonly<Record<string, RecipeCode>> = {
 };
 
 for (const code of Object.values(RECIPE_CODE)) if (code.verify) registerProver(code.verify);
+// The kprobe-post recipe is template-only; its analyzer proves what a patch's post_handler-only kprobes may do.
+registerProver(kprobePostProver);

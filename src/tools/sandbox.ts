@@ -24,10 +24,10 @@ export async function sandboxWorks(env: NodeJS.ProcessEnv = process.env): Promis
   return r?.code === 0;
 }
 
-/** How builds of someone else's code will run; refuses (exit 2) when no sandbox works and the user did not --trust. */
+/** How builds of someone else's code will run: unsandboxed when the user vouches for it (--trust), else under bwrap; refuses (exit 2) when no sandbox works. */
 export async function assertSandbox(trust: boolean, env?: NodeJS.ProcessEnv): Promise<string> {
-  if (await sandboxWorks(env)) return SANDBOX_BWRAP;
   if (trust) return SANDBOX_NONE;
+  if (await sandboxWorks(env)) return SANDBOX_BWRAP;
   throw new SandboxError(
     'reviewing builds code someone else wrote, and bubblewrap (bwrap) is missing or cannot start a sandbox here',
     'apt-get install bubblewrap; or --no-build (apply, checkpatch, rules only); or --trust to build without a sandbox',

@@ -34,5 +34,7 @@ export interface Prover {
   objectsToProve(patch: string): string[];
   /** Also read each object as it will run (`final`: a copy after objtool's jump-label pass). */
   readsFinal?: boolean;
+  /** Bytes of these sections too (e.g. `.altinstructions`), in every object read for a proof. */
+  contents?: string[];
   prove(patch: string, objects: Map<string, ObjectAround>): ObjectProof[];
 }
