@@ -9,6 +9,7 @@ import type { ReviewReport } from '../../src/review/review.js';
 import { sandboxWorks } from '../../src/tools/sandbox.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { AUTHOR, replyMail, seriesMbox, type SeriesSpec } from '../helpers/mails.js';
+import { mutate, rng } from '../helpers/mutate.js';
 import { cli, git, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
@@ -292,4 +293,26 @@ describe('a proof at the patch that touches what it covers', () => {
     // bsearch is NOKPROBE_SYMBOL: kprobes refuse the whole function, which the analyzer reads from the object.
     expect(p!.proofs[0]!.summary).toMatch(/^bsearch\+0x0: stays \(not-probeable/);
   });
+});
+
+test('mutated mailboxes through the whole command on the real tree: exit 0, 1 or 2, never a bug', async () => {
+  const seed = seriesMbox(spec({
+    id: 'fuzz',
+    cover: { subject: 'lib: Fuzzed', body: 'Mutated below.' },
+    patches: [
+      { subject: 'lib/bsearch: Say that the array is sorted', body: `Say it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'binary search an array of elements', to: 'binary search a sorted array of elements' }] },
+      { subject: 'lib/sort: Say that sort_r sorts in place', body: `Say it.\n\n${SOB}`, edits: [{ file: 'lib/sort.c', from: ' * sort_r - sort an array of elements', to: ' * sort_r - sort an array of elements in place' }] },
+    ],
+  }));
+  const codes: Record<number, number> = {};
+  for (let run = 0; run < 30; run++) {
+    const file = path.join(out, 'fuzz.mbox');
+    fs.writeFileSync(file, Buffer.from(mutate(seed, rng(1000 + run)), 'latin1'));
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build', '--out', out, '--json']);
+    expect([0, 1, 2], `run ${run}: ${r.err}`).toContain(r.code);
+    expect(r.err).not.toMatch(/internal error/);
+    if (r.code === 2) expect(r.err.split('\n').filter((l) => /^(kseries|hint): /.test(l))).toHaveLength(2);
+    codes[r.code] = (codes[r.code] ?? 0) + 1;
+  }
+  console.log(`30 mutated mailboxes through kseries review: exit codes ${JSON.stringify(codes)}`);
 });
