@@ -8,7 +8,7 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { runMake, runMakeMerged, runScriptsConfig, type MakeOptions } from '../tools/make.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
-import { kconfigDepends, parseCompilerOutput, plainSymbols, type CompilerMessage } from './kbuild.js';
+import { configSymbolsFor, kconfigDepends, parseCompilerOutput, plainSymbols, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
@@ -69,19 +69,37 @@ export class KernelBuild {
   }
 
   /**
-   * Make the .config (once per config), switch CONFIG_WERROR off so warnings stay warnings, enable `symbols` with
-   * their dependencies resolved by olddefconfig, and `make prepare`. Returns, per symbol that stayed off, why.
+   * The symbols this build must switch on to build `object` (a .o path): none when its .config already builds it
+   * (one of the object's build ways has all its symbols set), else the unset ones of the way that needs fewest.
+   * Undefined when no Makefile line names the object. Makes the .config first when there is none.
    */
-  async configure(symbols: string[], kconfigAt: string): Promise<Map<string, string>> {
+  async symbolsFor(object: string, read: ReadText): Promise<string[] | undefined> {
+    const config = setSymbols(await this.baseConfig());
+    return (await configSymbolsFor(object.replace(/\.o$/, '.c'), read, config))?.filter((s) => !config.has(s));
+  }
+
+  /** The text of the build directory's .config, made first (defconfig, allmodconfig, or the given file) when missing. */
+  private async baseConfig(): Promise<string> {
     fs.mkdirSync(this.buildDir, { recursive: true });
     const configFile = path.join(this.buildDir, '.config');
     if (!fs.existsSync(configFile)) {
       if (this.opts.config === 'defconfig' || this.opts.config === 'allmodconfig') await this.mustMake([this.opts.config]);
       else fs.copyFileSync(path.resolve(this.opts.config), configFile);
     }
-    // Switch the symbols on; what olddefconfig switches off again for want of a plain dependency gets that
-    // dependency switched on too, for a few rounds; what is still off then is reported with its dependencies.
-    let wanted = [...symbols];
+    return fs.readFileSync(configFile, 'utf8');
+  }
+
+  /**
+   * Make the .config (once per config), switch CONFIG_WERROR off so warnings stay warnings, enable `symbols` with
+   * their dependencies resolved by olddefconfig, and `make prepare`. Returns, per symbol that stayed off, why.
+   */
+  async configure(symbols: string[], kconfigAt: string): Promise<Map<string, string>> {
+    const configFile = path.join(this.buildDir, '.config');
+    // Switch the symbols on (those already y or m stay as they are); what olddefconfig switches off again for want of
+    // a plain dependency gets that dependency switched on too, for a few rounds; what is still off then is reported
+    // with its dependencies.
+    const before = await this.baseConfig();
+    let wanted = symbols.filter((s) => !isSet(before, s));
     for (let round = 0; round < DEPENDENCY_ROUNDS; round++) {
       await runScriptsConfig(this.source, configFile, ['--disable', 'WERROR', ...wanted.flatMap((s) => ['--enable', s])]);
       await this.mustMake(['olddefconfig']);

@@ -4,48 +4,240 @@ import path from 'node:path';
 
 export type ReadText = (file: string) => Promise<string | undefined>;
 
-/** Makefile text with `\`-continued lines joined. */
-function logicalLines(text: string): string[] {
-  return text.replace(/\\\n/g, ' ').split('\n');
+/**
+ * One way Kbuild gets to build an object: the CONFIG_ symbols that must all be set (y or m) along it, from the
+ * object's own Makefile line up to the top. An object named by several lines (`obj-$(CONFIG_A) += x.o` and
+ * `obj-$(CONFIG_B) += x.o`), or in a directory pulled in by several `obj-$(CONFIG_...) += dir/` lines, has several
+ * ways: any one of them builds it.
+ */
+export type BuildWay = string[];
+
+/** Of all the ways to an object, at most this many are kept (in Makefile order), so nested alternatives stay few. */
+const MAX_WAYS = 64;
+
+/** What x86-64 gives the make variables that object and directory names use (`head_$(BITS).o`, `arch/$(SRCARCH)/`). */
+const MAKE_VARIABLES: Record<string, string> = { BITS: '64', SRCARCH: 'x86', ARCH: 'x86' };
+
+/** Kbuild lists that build what they name in their own directory; any other `foo-y`, `foo-objs` makes composite foo.o. */
+const DIRECTORY_LISTS = new Set(['obj', 'lib', 'always', 'extra']);
+
+/** A line of a Kbuild file that names objects or directories: `<variable>-<suffix> += <names>`. */
+interface ListLine {
+  variable: string;
+  /** The line's own ways: the symbols of its suffix, and of the `ifdef`/`ifeq` blocks around it. */
+  ways: BuildWay[];
+  /** The list itself, as another line may use it whole: `gt-y` of `gt-y += gt/intel_gt.o`. */
+  list: string;
+  /** What it names, as paths in the tree: `dir/x.o` for objects, `dir/sub/` for directories. */
+  names: Set<string>;
+  /** The lists it uses whole: `gt-y` of `i915-y += $(gt-y)`. */
+  uses: Set<string>;
 }
 
 /**
- * The CONFIG_ symbols that must all be set for `file` (a .c or .S path) to be built, found by walking the
- * `obj-$(CONFIG_X) += file.o` / composite `foo-y += file.o` lines of its directory's Makefile and up through the
- * parent directories (`obj-$(CONFIG_Y) += dir/`). Returns undefined when no Makefile line names the object.
+ * Every way (see BuildWay) Kbuild builds `file` (a .c or .S path), found by walking the `obj-$(CONFIG_X) += file.o`
+ * and composite `foo-y += file.o` lines that name it, in its directory's Makefile or an ancestor's, and up through the
+ * `obj-$(CONFIG_Y) += dir/` lines that name each directory. A list used as a whole (`i915-y += $(gt-y)`) is followed
+ * too. A directory no Makefile names is pulled in some other way (an arch Makefile's `libs-y`, say): the way ends
+ * there. Undefined when no Makefile line names the object.
  */
-export async function configSymbolsFor(file: string, read: ReadText): Promise<string[] | undefined> {
-  const symbols: string[] = [];
-  let dir = path.posix.dirname(file);
-  let target = `${path.posix.basename(file).replace(/\.[cS]$/, '')}.o`;
-  for (let depth = 0; depth < 20; depth++) {
-    const text = (await read(`${dir}/Kbuild`)) ?? (await read(`${dir}/Makefile`));
-    const found = text === undefined ? undefined : findAssignment(text, target);
-    // Unnamed at the start: not a kbuild object. Unnamed higher up: the directory is pulled in some other way
-    // (an arch Makefile, core-y), so what was found so far is all we can say.
-    if (!found) return depth === 0 ? undefined : unique(symbols);
-    if (found.symbol) symbols.push(found.symbol);
-    if (found.variable !== 'obj' && found.variable !== 'lib') {
-      target = `${found.variable}.o`; // composite object: now find how foo.o itself is built
-      continue;
+export async function buildWays(file: string, read: ReadText): Promise<BuildWay[] | undefined> {
+  const makefiles = new Map<string, Promise<ListLine[]>>();
+  const linesOf = (dir: string): Promise<ListLine[]> => {
+    let lines = makefiles.get(dir);
+    if (!lines) {
+      const at = dir === '' ? '' : `${dir}/`;
+      lines = (async () => parseKbuildLists(dir, (await read(`${at}Kbuild`)) ?? (await read(`${at}Makefile`)) ?? ''))();
+      makefiles.set(dir, lines);
     }
-    // Reached obj-/lib-: the directory must be built too, which its parent decides.
-    if (!dir.includes('/')) return unique(symbols);
-    target = `${path.posix.basename(dir)}/`;
-    dir = path.posix.dirname(dir);
-  }
-  return unique(symbols);
+    return lines;
+  };
+  const done = new Map<string, BuildWay[] | undefined>();
+  const memo = async (key: string, depth: number, find: () => Promise<BuildWay[] | undefined>) => {
+    if (done.has(key)) return done.get(key);
+    if (depth > 40) return undefined;
+    const found = await find();
+    const result = found && distinctWays(found).slice(0, MAX_WAYS);
+    done.set(key, result);
+    return result;
+  };
+  // The ways of what a line names: its own ways, each followed by a way to what the line itself feeds.
+  const through = async (line: ListLine, dir: string, depth: number, ways: BuildWay[], deadEnds: BuildWay[]) => {
+    let above: BuildWay[] | undefined;
+    if (DIRECTORY_LISTS.has(line.variable)) {
+      // Named in obj-/lib-: the directory of that Makefile must be built too.
+      above = dir === '' ? [[]] : ((await waysTo(`${dir}/`, depth + 1)) ?? [[]]);
+    } else {
+      // A member of composite foo.o, or of a list used whole in another one. A composite nothing builds (a host
+      // program's foo-objs) is no way at all, unless there is no other.
+      const composite = await waysTo(path.posix.join(dir, `${line.variable}.o`), depth + 1);
+      const used = await waysOfList(dir, line.list, depth + 1);
+      above = composite || used ? [...(composite ?? []), ...(used ?? [])] : undefined;
+      if (!above) {
+        deadEnds.push(...line.ways);
+        return;
+      }
+    }
+    for (const own of line.ways) for (const rest of above) ways.push([...own, ...rest]);
+  };
+  const waysOfList = (dir: string, list: string, depth: number) =>
+    memo(`${dir}\0${list}`, depth, async () => {
+      const ways: BuildWay[] = [];
+      const deadEnds: BuildWay[] = [];
+      for (const line of await linesOf(dir)) if (line.uses.has(list)) await through(line, dir, depth, ways, deadEnds);
+      return ways.length > 0 ? ways : deadEnds.length > 0 ? deadEnds : undefined;
+    });
+  const waysTo = (target: string, depth: number): Promise<BuildWay[] | undefined> =>
+    memo(target, depth, async () => {
+      const ways: BuildWay[] = [];
+      const deadEnds: BuildWay[] = [];
+      const self = target.endsWith('/') ? target.slice(0, -1) : target;
+      for (let dir = parentDir(self); dir !== undefined; dir = parentDir(dir)) {
+        for (const line of await linesOf(dir)) if (line.names.has(target)) await through(line, dir, depth, ways, deadEnds);
+      }
+      return ways.length > 0 ? ways : deadEnds.length > 0 ? deadEnds : undefined;
+    });
+  return waysTo(`${file.replace(/\.[cS]$/, '')}.o`, 0);
 }
 
-function findAssignment(makefile: string, target: string): { variable: string; symbol?: string } | undefined {
-  for (const line of logicalLines(makefile)) {
-    const m = /^\s*([A-Za-z0-9_.-]+)-(y|objs|\$\(CONFIG_([A-Za-z0-9_]+)\))\s*[:+]?=\s*(.*)$/.exec(line);
-    if (!m) continue;
-    const words = m[4]!.split(/\s+/);
-    if (!words.includes(target)) continue;
-    return { variable: m[1]!, symbol: m[3] };
+/**
+ * The way to build with: one whose symbols `config` already sets if there is one (so nothing needs switching on),
+ * else the one that needs fewest symbols switched on; among equals the shortest, then the first in Makefile order.
+ * Without a config, the shortest, then the first.
+ */
+export function chooseWay(ways: BuildWay[], config?: ReadonlySet<string>): BuildWay {
+  const missing = (w: BuildWay) => (config ? w.filter((s) => !config.has(s)).length : 0);
+  let best = ways[0] ?? [];
+  for (const w of ways.slice(1)) {
+    const [a, b] = [missing(w), missing(best)];
+    if (a < b || (a === b && w.length < best.length)) best = w;
   }
-  return undefined;
+  return best;
+}
+
+/**
+ * The CONFIG_ symbols that must all be set for `file` (a .c or .S path) to be built: the chosen way (chooseWay) of
+ * its build ways, the object's own line first. With `config` (the symbols a .config sets), an object that config
+ * already builds gets a way whose symbols are all set. Undefined when no Makefile line names the object.
+ */
+export async function configSymbolsFor(file: string, read: ReadText, config?: ReadonlySet<string>): Promise<string[] | undefined> {
+  const ways = await buildWays(file, read);
+  return ways && chooseWay(ways, config);
+}
+
+/** The symbols a .config sets, to y or to m, without their CONFIG_ prefix. */
+export function setSymbols(config: string): Set<string> {
+  return new Set([...config.matchAll(/^CONFIG_([A-Za-z0-9_]+)=[ym]$/gm)].map((m) => m[1]!));
+}
+
+/** The directory a path is in ('' for the top of the tree), or undefined above the top. */
+function parentDir(p: string): string | undefined {
+  if (p === '') return undefined;
+  const d = path.posix.dirname(p);
+  return d === '.' ? '' : d;
+}
+
+/**
+ * The lines of the Kbuild file of `dir` that name objects or directories, with the ways each holds. `ifdef CONFIG_X`
+ * and `ifeq ($(CONFIG_X),y)` blocks add X to the lines inside; a condition kseries cannot read as "these symbols are
+ * set" adds nothing (it is never a reason to switch a symbol on).
+ */
+function parseKbuildLists(dir: string, text: string): ListLine[] {
+  const out: ListLine[] = [];
+  const blocks: { then: string[]; otherwise: string[]; inElse: boolean }[] = [];
+  let inDefine = false;
+  for (const raw of text.replace(/\\\n/g, ' ').split('\n')) {
+    const line = raw.replace(/(^|[^\\])#.*$/, '$1');
+    if (inDefine) {
+      inDefine = !/^\s*endef\b/.test(line);
+      continue;
+    }
+    if (/^\s*define\b/.test(line)) {
+      inDefine = true;
+      continue;
+    }
+    const cond = /^\s*(ifdef|ifndef|ifeq|ifneq)\b(.*)$/.exec(line);
+    if (cond) {
+      blocks.push({ ...conditionSymbols(cond[1]!, cond[2]!.trim()), inElse: false });
+      continue;
+    }
+    const other = /^\s*else\b\s*(?:(ifdef|ifndef|ifeq|ifneq)\b(.*))?$/.exec(line);
+    if (other && blocks.length > 0) {
+      const b = blocks[blocks.length - 1]!;
+      b.inElse = true;
+      if (other[1]) b.otherwise = [...b.otherwise, ...conditionSymbols(other[1], other[2]!.trim()).then];
+      continue;
+    }
+    if (/^\s*endif\b/.test(line)) {
+      blocks.pop();
+      continue;
+    }
+    const m = /^\s*([A-Za-z0-9_.-]+?)-(y|m|objs|(?:\$\((?:[^()]|\([^()]*\))*\))+)\s*(?::=|\+=|\?=|=)\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const names = new Set<string>();
+    const uses = new Set<string>();
+    for (const word of m[3]!.split(/\s+/)) {
+      const list = /^\$\(([A-Za-z0-9_.-]+-(?:y|m|objs))\)$/.exec(word)?.[1];
+      if (list) uses.add(list);
+      const name = expandVariables(word);
+      if (name === undefined || !/(\.o|\/)$/.test(name)) continue;
+      const full = path.posix.normalize(path.posix.join(dir, name));
+      if (!full.startsWith('../')) names.add(name.endsWith('/') && !full.endsWith('/') ? `${full}/` : full);
+    }
+    if (names.size === 0 && uses.size === 0) continue;
+    const around = blocks.flatMap((b) => (b.inElse ? b.otherwise : b.then));
+    out.push({ variable: m[1]!, list: `${m[1]!}-${m[2]!}`, ways: suffixWays(m[2]!).map((w) => [...w, ...around]), names, uses });
+  }
+  return out;
+}
+
+/** A word of a list with the variables of MAKE_VARIABLES put in; undefined when another variable is left. */
+function expandVariables(word: string): string | undefined {
+  const expanded = word.replace(/\$\(([A-Za-z0-9_]+)\)/g, (all, name: string) => MAKE_VARIABLES[name] ?? all);
+  return expanded === '' || expanded.includes('$') ? undefined : expanded;
+}
+
+/**
+ * The ways a list's suffix holds: `y`, `m`, `objs` none; `$(CONFIG_X)`, `$(CONFIG_X:m=y)` or `$(subst m,y,$(CONFIG_X))`
+ * X; `$(subst y,$(CONFIG_A),$(CONFIG_B))` both; `$(CONFIG_A)$(CONFIG_B)` (one or the other, which Kconfig makes
+ * exclusive) two ways of one symbol each; anything else none, as kseries cannot read it.
+ */
+function suffixWays(suffix: string): BuildWay[] {
+  const symbols = [...suffix.matchAll(/CONFIG_([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  if (symbols.length > 1 && /^(\$\(CONFIG_[A-Za-z0-9_]+\))+$/.test(suffix)) return symbols.map((s) => [s]);
+  return [symbols];
+}
+
+/**
+ * The symbols a make conditional asks to be set in its `then` branch and in its `else` branch, as far as they are plain:
+ * `ifdef X`, `ifeq ($(CONFIG_X),y)`, `ifeq ($(CONFIG_X)$(CONFIG_Y),yy)`, `ifneq ($(CONFIG_X),)` and their negations.
+ */
+function conditionSymbols(kind: string, args: string): { then: string[]; otherwise: string[] } {
+  const none = { then: [], otherwise: [] };
+  if (kind === 'ifdef' || kind === 'ifndef') {
+    const s = /^CONFIG_([A-Za-z0-9_]+)$/.exec(args)?.[1];
+    if (!s) return none;
+    return kind === 'ifdef' ? { then: [s], otherwise: [] } : { then: [], otherwise: [s] };
+  }
+  const pair = /^\(\s*([^,]*?)\s*,\s*([^,]*?)\s*\)$/.exec(args) ?? /^["']([^"']*)["']\s+["']([^"']*)["']$/.exec(args);
+  if (!pair) return none;
+  const refs = (side: string) => (/^(\$\(CONFIG_[A-Za-z0-9_]+\))+$/.test(side) ? [...side.matchAll(/CONFIG_([A-Za-z0-9_]+)/g)].map((m) => m[1]!) : undefined);
+  const [a, b] = [pair[1]!, pair[2]!];
+  const symbols = refs(a) ?? refs(b);
+  const value = refs(a) ? b : a;
+  if (!symbols) return none;
+  // "The symbols are set": each one y or m, written out (y, yy, m); "one is set", for several, is not plain.
+  const allSet = value.length === symbols.length && /^[ym]+$/.test(value);
+  const oneUnset = value === '' && symbols.length === 1;
+  if (!allSet && !oneUnset) return none;
+  const set = allSet === (kind === 'ifeq');
+  return set ? { then: symbols, otherwise: [] } : { then: [], otherwise: symbols };
+}
+
+function distinctWays(ways: BuildWay[]): BuildWay[] {
+  const seen = new Map<string, BuildWay>();
+  for (const w of ways.map(unique)) if (!seen.has(w.join(' '))) seen.set(w.join(' '), w);
+  return [...seen.values()];
 }
 
 /**

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { assertConfig, KernelBuild, type BuildOptions } from '../build/builder.js';
 import { missingBuildPackages } from '../doctor.js';
 import { MissingToolError } from '../errors.js';
-import { configSymbolsFor, newWarnings, type CompilerMessage } from '../build/kbuild.js';
+import { newWarnings, type CompilerMessage } from '../build/kbuild.js';
 import { withLock, worktreeAt } from '../tree/worktree.js';
 import { getHeader, splitMail } from '../mail/headers.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
@@ -148,7 +148,7 @@ async function buildAll(
     for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
     const objects = [...new Set(plans.flatMap((p) => p.objects))];
     const symbols = new Map<string, string[] | undefined>();
-    for (const o of objects) symbols.set(o, await configSymbolsFor(o.replace(/\.o$/, '.c'), (f) => readAtCommit(tree.root, opts.tip, f)));
+    for (const o of objects) symbols.set(o, await build.symbolsFor(o, (f) => readAtCommit(tree.root, opts.tip, f)));
     const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
     const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
 

@@ -1,6 +1,6 @@
 // Reading Kbuild: which symbols build an object, what a symbol depends on, and compiler output.
 import { expect, test } from 'vitest';
-import { configSymbolsFor, kconfigDepends, newWarnings, parseCompilerOutput, plainSymbols } from '../../src/build/kbuild.js';
+import { buildWays, chooseWay, configSymbolsFor, kconfigDepends, newWarnings, parseCompilerOutput, plainSymbols, setSymbols } from '../../src/build/kbuild.js';
 
 const TREE: Record<string, string> = {
   'drivers/Makefile': 'obj-y += base/\nobj-$(CONFIG_NET) += net/\n',
@@ -22,6 +22,95 @@ test.each([
   ['mm/nothing.c', undefined],
 ])('%s is built by %j', async (file, symbols) => {
   expect(await configSymbolsFor(file, read)).toEqual(symbols);
+});
+
+// A directory pulled in by several lines (drivers/Makefile names usb/ six times, three here), an object named twice, composites
+// made with foo-y, foo-objs and foo-$(CONFIG_X), a list used whole, conditionals around lines, and the top Kbuild.
+const ALTERNATIVES: Record<string, string> = {
+  Kbuild: 'obj-y += drivers/\nobj-$(CONFIG_NET) += net/\nobj-y += arch/$(SRCARCH)/\n',
+  'drivers/Makefile': 'obj-$(CONFIG_USB_PHY)\t\t+= usb/\nobj-$(CONFIG_USB_SUPPORT)\t+= usb/\nobj-$(CONFIG_PCI)\t\t+= usb/\n',
+  'drivers/usb/Makefile': 'obj-$(CONFIG_USB) += core/\nobj-$(CONFIG_USB_MUSB_HDRC) += musb/\n',
+  'drivers/usb/core/Makefile': [
+    'usbcore-y := usb.o hub.o',
+    'usbcore-y += config.o',
+    'usbcore-$(CONFIG_OF) += of.o',
+    'ifdef CONFIG_USB_ONBOARD_DEV',
+    'usbcore-y += onboard.o',
+    'endif',
+    'ifeq ($(CONFIG_ACPI),y)',
+    'usbcore-y += acpi.o',
+    'else',
+    'usbcore-y += noacpi.o',
+    'endif',
+    'obj-$(CONFIG_USB) += usbcore.o',
+    '',
+  ].join('\n'),
+  'drivers/usb/musb/Makefile': 'obj-$(CONFIG_USB_MUSB_HDRC) += musb_hdrc.o\nmusb_hdrc-$(CONFIG_USB_MUSB_HOST)$(CONFIG_USB_MUSB_DUAL_ROLE) += musb_host.o\n',
+  'net/Makefile': 'obj-$(CONFIG_INET) += ipv4/\nobj-$(CONFIG_L2TP) += l2tp/\n',
+  'net/ipv4/Makefile': 'obj-y := route.o\nobj-$(CONFIG_IP_MROUTE) += ipmr.o\nobj-$(CONFIG_IP_PIMSM_V1) += ipmr.o\n',
+  'net/l2tp/Makefile': 'obj-$(subst y,$(CONFIG_L2TP),$(CONFIG_L2TP_IP)) += l2tp_ip.o\n',
+  'fs/Makefile': 'obj-$(CONFIG_EXT4_FS) += ext4/\n',
+  'fs/ext4/Makefile': 'obj-$(CONFIG_EXT4_FS) += ext4.o\n\next4-y\t:= balloc.o bitmap.o \\\n\t\tinode.o\next4-$(subst m,y,$(CONFIG_FS_ENCRYPTION)) += crypto.o\n',
+  'drivers/gpu/Makefile': 'obj-$(CONFIG_DRM_I915) += i915/\n',
+  'drivers/gpu/i915/Makefile': 'gt-y += gt/intel_gt.o \\\n\tgt/intel_rps.o\ni915-y := i915_driver.o\ni915-y += $(gt-y)\nobj-$(CONFIG_DRM_I915) += i915.o\n',
+  'arch/x86/Kbuild': 'obj-y += kernel/\n',
+  'arch/x86/kernel/Makefile': 'obj-y := head_$(BITS).o\nobj-$(CONFIG_X86_32) += tls.o\nobj-$(CONFIG_IA32_EMULATION) += tls.o\n',
+  'scripts/Makefile': 'hostprogs := sorttable\nsorttable-objs := sorttable_main.o\n',
+};
+const readAlternatives = async (f: string) => ALTERNATIVES[f];
+
+test('every way to an object: one per line that pulls in each directory, composite or not', async () => {
+  expect(await buildWays('drivers/usb/core/hub.c', readAlternatives)).toEqual([['USB', 'USB_PHY'], ['USB', 'USB_SUPPORT'], ['USB', 'PCI']]);
+  expect(await buildWays('net/ipv4/ipmr.c', readAlternatives)).toEqual([['IP_MROUTE', 'INET', 'NET'], ['IP_PIMSM_V1', 'INET', 'NET']]);
+  expect(await buildWays('drivers/usb/musb/musb_host.c', readAlternatives)).toHaveLength(6);
+  expect(await buildWays('drivers/usb/core/nothing.c', readAlternatives)).toBeUndefined();
+});
+
+test.each([
+  // An OR: the line whose symbol the config sets is the one to follow, whatever the Makefile order.
+  ['drivers/usb/core/hub.c', ['USB', 'PCI'], ['USB', 'PCI']],
+  ['drivers/usb/core/hub.c', ['USB', 'USB_SUPPORT', 'PCI'], ['USB', 'USB_SUPPORT']],
+  // None set: the way that needs fewest switched on; without a config, the first.
+  ['drivers/usb/core/hub.c', ['PCI'], ['USB', 'PCI']],
+  ['drivers/usb/core/hub.c', undefined, ['USB', 'USB_PHY']],
+  ['net/ipv4/ipmr.c', ['NET', 'INET', 'IP_PIMSM_V1'], ['IP_PIMSM_V1', 'INET', 'NET']],
+  ['net/ipv4/ipmr.c', ['NET', 'INET'], ['IP_MROUTE', 'INET', 'NET']],
+  ['arch/x86/kernel/tls.c', ['IA32_EMULATION'], ['IA32_EMULATION']],
+  // $(CONFIG_A)$(CONFIG_B): either one.
+  ['drivers/usb/musb/musb_host.c', ['USB_SUPPORT', 'USB_MUSB_HDRC', 'USB_MUSB_DUAL_ROLE'], ['USB_MUSB_DUAL_ROLE', 'USB_MUSB_HDRC', 'USB_SUPPORT']],
+])('%s with %j set needs %j', async (file, set, symbols) => {
+  expect(await configSymbolsFor(file, readAlternatives, set && new Set(set))).toEqual(symbols);
+});
+
+test.each([
+  ['fs/ext4/inode.c', ['EXT4_FS']], // foo-y := over a continued line
+  ['fs/ext4/crypto.c', ['FS_ENCRYPTION', 'EXT4_FS']], // foo-$(subst m,y,$(CONFIG_X))
+  ['drivers/usb/core/of.c', ['OF', 'USB', 'USB_PHY']], // foo-$(CONFIG_X)
+  ['drivers/usb/core/onboard.c', ['USB_ONBOARD_DEV', 'USB', 'USB_PHY']], // ifdef around foo-y
+  ['drivers/usb/core/acpi.c', ['ACPI', 'USB', 'USB_PHY']], // ifeq ($(CONFIG_X),y)
+  ['drivers/usb/core/noacpi.c', ['USB', 'USB_PHY']], // its else: "ACPI not set" is never a symbol to switch on
+  ['drivers/gpu/i915/gt/intel_rps.c', ['DRM_I915']], // in a subdirectory, through a list used whole: i915-y += $(gt-y)
+  ['net/l2tp/l2tp_ip.c', ['L2TP', 'L2TP_IP', 'NET']], // $(subst y,$(CONFIG_A),$(CONFIG_B)): both
+  ['arch/x86/kernel/head_64.S', []], // head_$(BITS).o, in arch/$(SRCARCH)/
+  ['scripts/sorttable_main.c', []], // a host program's foo-objs: no kernel composite, no symbol
+])('composite member %s is built by %j (none set: the first line to each directory)', async (file, symbols) => {
+  expect(await configSymbolsFor(file, readAlternatives, new Set())).toEqual(symbols);
+});
+
+test('chooseWay: all set first, then fewest to switch on, then shortest, then Makefile order', () => {
+  const ways = [['A', 'X'], ['A', 'B', 'C'], ['A', 'Y']];
+  expect(chooseWay(ways, new Set(['A', 'B', 'C']))).toEqual(['A', 'B', 'C']);
+  expect(chooseWay(ways, new Set(['A', 'Y']))).toEqual(['A', 'Y']);
+  expect(chooseWay(ways, new Set(['A']))).toEqual(['A', 'X']);
+  expect(chooseWay([['P', 'Q'], ['R']], new Set())).toEqual(['R']);
+  expect(chooseWay([['P', 'Q'], ['P']], new Set(['P', 'Q']))).toEqual(['P']);
+  expect(chooseWay([['P'], ['Q']])).toEqual(['P']);
+  expect(chooseWay([], new Set())).toEqual([]);
+});
+
+test('the symbols a .config sets, to y or m', () => {
+  const config = ['CONFIG_USB=y', 'CONFIG_E1000=m', '# CONFIG_USB_PHY is not set', 'CONFIG_HZ=250', 'CONFIG_LOCALVERSION=""', ''].join('\n');
+  expect([...setSymbols(config)]).toEqual(['USB', 'E1000']);
 });
 
 test('depends on lines of one config entry, and the if blocks around it', () => {
