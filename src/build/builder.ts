@@ -31,6 +31,8 @@ export interface CompileResult {
 
 export class KernelBuild {
   readonly buildDir: string;
+  /** Which path compiles, for reports: gcc, ccache gcc, distcc gcc, or ccache + distcc gcc. */
+  readonly compiler: string;
   private readonly make: MakeOptions;
 
   constructor(
@@ -43,22 +45,15 @@ export class KernelBuild {
     // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
     this.buildDir = path.join(cacheDir(opts.env), 'build', treeId, opts.sandbox ? `${configName}-sandboxed` : configName);
     const env = opts.env ?? process.env;
-    const ccache = onPath('ccache', env);
-    const distcc = opts.distcc || !!env.DISTCC_HOSTS;
-    const cc = distcc ? (ccache ? 'ccache gcc' : 'distcc gcc') : ccache ? 'ccache gcc' : undefined;
-    // DISTCC_* and CCACHE_* settings of the environment kseries was given reach the compiler through make.
-    const distccEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(DISTCC|CCACHE)_/.test(e[0]) && e[1] !== undefined));
+    const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: opts.distcc || !!env.DISTCC_HOSTS }, env);
+    this.compiler = compiler.name;
     this.make = {
       source,
       buildDir: this.buildDir,
-      cc,
+      cc: compiler.cc,
       sandbox: opts.sandbox,
-      env: distcc ? { ...distccEnv, ...(ccache ? { CCACHE_PREFIX: 'distcc' } : {}) } : undefined,
+      env: compiler.env,
     };
-  }
-
-  get compiler(): string {
-    return this.make.cc ?? 'gcc';
   }
 
   /** The compiler's own version line as Kconfig recorded it (CONFIG_CC_VERSION_TEXT), once configured. */
@@ -194,6 +189,28 @@ export class KernelBuild {
     if (found.deps.length) return `CONFIG_${symbol} needs ${found.deps.join(' && ')} (${found.file})`;
     return `CONFIG_${symbol} could not be enabled (${found.file}: selected, or set by a choice)`;
   }
+}
+
+export interface CompilerPath {
+  /** CC for make; undefined for make's own gcc. */
+  cc?: string;
+  /** What the wrappers need in make's environment. */
+  env?: Record<string, string>;
+  /** Which path compiles, as reports say it. */
+  name: string;
+}
+
+/**
+ * How objects get compiled, given which wrappers are in use. With both, make runs ccache, and ccache hands what it
+ * does not have cached to distcc (CCACHE_PREFIX), so the name says both. The DISTCC_* and CCACHE_* settings of the
+ * environment kseries was given reach the wrappers through make.
+ */
+export function compilerPath(use: { ccache: boolean; distcc: boolean }, env: NodeJS.ProcessEnv): CompilerPath {
+  if (!use.ccache && !use.distcc) return { name: 'gcc' };
+  const settings = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(DISTCC|CCACHE)_/.test(e[0]) && e[1] !== undefined));
+  if (!use.distcc) return { cc: 'ccache gcc', env: settings, name: 'ccache gcc' };
+  if (!use.ccache) return { cc: 'distcc gcc', env: settings, name: 'distcc gcc' };
+  return { cc: 'ccache gcc', env: { ...settings, CCACHE_PREFIX: 'distcc' }, name: 'ccache + distcc gcc' };
 }
 
 /** Refuse a --config that is neither a known target nor a readable file, before any work starts. */
