@@ -45,7 +45,8 @@ export class KernelBuild {
     // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
     this.buildDir = path.join(cacheDir(opts.env), 'build', treeId, opts.sandbox ? `${configName}-sandboxed` : configName);
     const env = opts.env ?? process.env;
-    const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: opts.distcc || !!env.DISTCC_HOSTS }, env);
+    // The sandbox has no network: no distcc there, and the report says so.
+    const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS) }, env);
     this.compiler = compiler.name;
     this.make = {
       source,

@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KernelBuild } from '../build/builder.js';
-import { configSymbolsFor } from '../build/kbuild.js';
 import { ToolFailedError, UsageError } from '../errors.js';
 import { ObjectAnalysis } from '../kprobe/analyze.js';
 import { parseSite, primaryReason, type SiteVerdict } from '../kprobe/verdict.js';
@@ -71,7 +70,7 @@ async function locateObject(io: Io, g: GlobalOptions, a: AnalyzeArgs): Promise<{
   if (fs.existsSync(known) && readStamp(`${known}.kseries-head`) === stamp(known)) return { file: known, label: object };
   return withLock(tree, async () => {
     const build = new KernelBuild(tree, await worktreeAt(tree, head), { config: a.config, distcc: false, env: io.env });
-    const symbols = (await configSymbolsFor(present[0]!, (f) => readAtCommit(tree.root, head, f))) ?? [];
+    const symbols = (await build.symbolsFor(object, (f) => readAtCommit(tree.root, head, f))) ?? [];
     const off = await build.configure(symbols, head);
     const why = symbols.map((s) => off.get(s)).find((r) => r !== undefined);
     if (why) throw new UsageError(`--object ${object}: ${a.config} cannot build it: ${why}`, 'give --config with a .config that enables it');
