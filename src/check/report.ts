@@ -41,11 +41,14 @@ export interface CheckReport {
   failed: boolean;
 }
 
-export function patchFailed(p: PatchReport): boolean {
+/** What a finding is made of: a patch's build, proofs, checkpatch and problems. */
+type Findings = Pick<PatchReport, 'build' | 'proofs' | 'checkpatch' | 'problems'>;
+
+export function patchFailed(p: Findings): boolean {
   return p.build.status === 'failed' || p.proofs.some((x) => !x.ok) || p.checkpatch.errors > 0 || p.problems.some((x) => x.severity === 'error');
 }
 
-export function patchHasFindings(p: PatchReport): boolean {
+export function patchHasFindings(p: Findings): boolean {
   return patchFailed(p) || p.build.newWarnings.length > 0 || p.checkpatch.warnings + p.checkpatch.checks > 0 || p.problems.length > 0 || p.build.notBuilt.length > 0;
 }
 

@@ -1,6 +1,6 @@
 // The review as text for the terminal: the series, a table per patch, then what each finding is. Pure.
 import { patchDetails } from '../check/report.js';
-import type { ReviewReport } from './review.js';
+import { reviewFindings, type ReviewReport } from './review.js';
 
 export function formatReview(r: ReviewReport): string {
   const s = r.series;
@@ -27,7 +27,7 @@ export function formatReview(r: ReviewReport): string {
     out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`, ...lines);
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
-  const flagged = r.patches.filter((p) => !p.applied || p.problems.length || p.checkpatch.findings.length || p.build.status === 'failed' || p.build.newWarnings.length).length;
+  const flagged = r.patches.filter(reviewFindings).length;
   out.push('', r.verdict === 'clean' ? `clean: ${r.patches.length} patches applied and checked` : `findings: ${flagged} of ${r.patches.length} patches, ${r.problems.length} series problem${r.problems.length === 1 ? '' : 's'}`);
   return out.join('\n');
 }

@@ -2,12 +2,11 @@
 // to the cover letter. What maintainers ask of review bots: to the author only unless --reply-all, no mail for a
 // clean patch, never a Reviewed-by/Acked-by/Tested-by on the tool's behalf. Pure.
 import { parsePatch, type StructuredPatch } from 'diff';
-import { patchHasFindings } from '../check/report.js';
 import type { Address, Message } from '../mail/mailbox.js';
 import { attribution, quote, writeReply } from '../mail/reply.js';
 import { diffPart } from './diagnose.js';
 import type { Intake } from './intake.js';
-import type { ReviewPatch, ReviewReport } from './review.js';
+import { reviewFindings, type ReviewPatch, type ReviewReport } from './review.js';
 
 export interface ReplyMail {
   /** File name in out/review/<series>/v<N>/. */
@@ -27,7 +26,7 @@ const SIGNATURE = '-- \nkseries review: an automated check (build, W=1 warnings,
 
 export function writeReplies(report: ReviewReport, intake: Intake, opts: RepliesOptions): ReplyMail[] {
   const out: ReplyMail[] = [];
-  const flagged = report.patches.filter(hasFindings);
+  const flagged = report.patches.filter(reviewFindings);
   for (const p of flagged) {
     const mail = intake.patches.find((x) => x.index === p.index);
     if (!mail) continue;
@@ -39,15 +38,12 @@ export function writeReplies(report: ReviewReport, intake: Intake, opts: Replies
   return out;
 }
 
-function hasFindings(p: ReviewPatch): boolean {
-  return !p.applied || patchHasFindings({ ...p, commit: p.commit ?? '' });
-}
-
 /** "kseries: 2 of 5 patches have findings (2/5: build failed; 4/5: 1 checkpatch error); base 0123456789ab." */
 export function summaryLine(r: ReviewReport): string {
-  const flagged = r.patches.filter(hasFindings);
+  const flagged = r.patches.filter(reviewFindings);
   const n = r.series.patches;
-  if (flagged.length === 0 && r.problems.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, built and passed checkpatch with no findings.`;
+  const checks = r.compiler === 'none' ? 'passed checkpatch, the message rules and the recipients check (not built)' : 'built with no new warning and passed checkpatch, the message rules and the recipients check';
+  if (flagged.length === 0 && r.problems.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, ${checks}.`;
   const what = flagged.map((p) => `${p.index}/${n}: ${headline(p)}`).join('; ');
   const series = r.problems.length ? `${flagged.length ? '; ' : ''}series: ${r.problems.map((x) => x.kind).join(', ')}` : '';
   return `kseries: ${flagged.length} of ${n} patches have findings (${what}${series}); base ${r.series.base.slice(0, 12)}.`;

@@ -121,9 +121,14 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     sandbox,
     patches,
     problems,
-    verdict: patches.some((p) => !p.applied || patchHasFindings({ ...p, commit: p.commit ?? '' })) || problems.length > 0 ? 'findings' : 'clean',
+    verdict: patches.some(reviewFindings) || problems.length > 0 ? 'findings' : 'clean',
   };
   return { report, intake, messages };
+}
+
+/** A patch that did not apply, or has anything check would report. */
+export function reviewFindings(p: ReviewPatch): boolean {
+  return !p.applied || patchHasFindings(p);
 }
 
 async function chooseBase(tree: KernelTree, intake: Intake, given: string | undefined, problems: Problem[]): Promise<{ base: string; baseFrom: ReviewReport['series']['baseFrom'] }> {
