@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { Io } from '../../src/commands/io.js';
 import { provisionTree } from '../../src/tree/provision.js';
@@ -34,6 +34,18 @@ export interface CliRun {
   code: number;
   out: string;
   err: string;
+}
+
+/** A user's error as the CLI must give it: exit 2, `kseries: <message>` then `hint: <hint>`, no stack; the message. */
+export function expectOneLineError(r: CliRun, message: RegExp): string {
+  const lines = r.err.split('\n');
+  expect(lines, r.err).toHaveLength(2);
+  expect(lines[0]).toMatch(/^kseries: /);
+  expect(lines[0]).toMatch(message);
+  expect(lines[1]).toMatch(/^hint: \S/);
+  expect(r.err).not.toMatch(/\n\s+at /);
+  expect(r.code).toBe(2);
+  return lines[0]!;
 }
 
 /** Run the CLI in-process, as the executable would. */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { snapshot, type Snapshot } from '../helpers/snapshot.js';
-import { cli, FIXTURE_RECIPES, git, userTree, withOnlyGit } from '../helpers/tree.js';
+import { cli, expectOneLineError, FIXTURE_RECIPES, git, userTree, withOnlyGit } from '../helpers/tree.js';
 
 let tree: KernelTree;
 let before: Snapshot;
@@ -23,15 +23,7 @@ afterAll(() => {
 });
 
 async function expectUserError(args: string[], message: RegExp, opts: { tree?: boolean } = {}) {
-  const r = await cli([...(opts.tree === false ? [] : ['--tree', tree.root]), '--recipes', FIXTURE_RECIPES, ...args]);
-  expect(r.code).toBe(2);
-  const lines = r.err.split('\n');
-  expect(lines, r.err).toHaveLength(2);
-  expect(lines[0]).toMatch(/^kseries: /);
-  expect(lines[0]).toMatch(message);
-  expect(lines[1]).toMatch(/^hint: \S/);
-  expect(r.err).not.toMatch(/\n\s+at /);
-  return lines[0]!;
+  return expectOneLineError(await cli([...(opts.tree === false ? [] : ['--tree', tree.root]), '--recipes', FIXTURE_RECIPES, ...args]), message);
 }
 
 describe('recipes and parameters', () => {

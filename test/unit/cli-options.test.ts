@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { cli as runCli } from '../helpers/tree.js';
+import { cli as runCli, expectOneLineError } from '../helpers/tree.js';
 
 /** No tree here: a check that lets a bad value through meets "no kernel tree" instead, which names no option. */
 const NO_TREE = path.join(os.tmpdir(), 'kseries-no-such-tree');
@@ -16,15 +16,7 @@ const cli = (args: string[], cwd?: string, recipes = '') => runCli(args, { cwd, 
 
 /** Exit 2, `kseries: <message>` then `hint: <hint>`, no stack trace. */
 async function expectRefused(args: string[], message: RegExp, cwd?: string): Promise<string> {
-  const r = await cli(args, cwd);
-  const lines = r.err.split('\n');
-  expect(lines, r.err).toHaveLength(2);
-  expect(lines[0]).toMatch(/^kseries: /);
-  expect(lines[0]).toMatch(message);
-  expect(lines[1]).toMatch(/^hint: \S/);
-  expect(r.err).not.toMatch(/\n\s+at /);
-  expect(r.code).toBe(2);
-  return lines[0]!;
+  return expectOneLineError(await cli(args, cwd), message);
 }
 
 let files: { config: string; kunit: string; dir: string };
