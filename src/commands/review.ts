@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 // The built-in recipes register their object-code proofs with check.
 import '../recipes/registry.js';
-import { UsageError } from '../errors.js';
 import type { Address } from '../mail/mailbox.js';
 import { b4Checks } from '../review/b4.js';
 import { formatReview } from '../review/format.js';
@@ -16,6 +15,7 @@ import { lineView } from './check-view.js';
 import { printJson, type GlobalOptions, type Io } from './io.js';
 
 export interface ReviewArgs {
+  /** The mailbox; the option table requires it unless --b4-check. */
   input?: string;
   base?: string;
   out?: string;
@@ -33,7 +33,6 @@ export const REVIEW_REPORT = 'report.json';
 
 /** Exit 0 for a clean series, 1 with findings (a patch that does not apply is one). */
 export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<number> {
-  if (!a.b4Check && !a.input) throw new UsageError('review needs a mailbox', 'kseries review series.mbox  (or - for stdin; --b4-check reads one message on stdin)');
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const quiet = g.json || a.b4Check;
   const view = quiet ? undefined : lineView(io);

@@ -29,24 +29,23 @@ export interface Message {
   raw: string;
 }
 
-
 /** Every message of `input` (a path, or '-' for stdin text given as `stdin`), in mailbox order. */
 export async function readMailbox(input: string, stdin?: () => string): Promise<Message[]> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-mail-'));
   try {
     const sources = input === '-' ? [stdinFile(work, stdin)] : sourcesOf(input);
-    const raws: string[] = [];
+    const raws: Buffer[] = [];
     for (const [i, src] of sources.entries()) {
       const out = fs.mkdtempSync(path.join(work, `split-${i}-`));
       const files = await mailsplit(src, out).catch(() => {
         throw new MailboxError(`${input}: not an mbox, Maildir or mail file git can split`, 'give an mbox (lore t.mbox), a Maildir, a folder of .patch files, or - for stdin');
       });
-      for (const f of files) raws.push(fs.readFileSync(f, 'latin1'));
+      for (const f of files) raws.push(fs.readFileSync(f));
     }
     if (raws.length === 0) throw new MailboxError(`${input}: holds no message`, 'give an mbox with the series\' patches');
     const messages: Message[] = [];
     for (const [i, raw] of raws.entries()) {
-      const m = await parseMessage(Buffer.from(raw, 'latin1'), i).catch((e: unknown) => {
+      const m = await parseMessage(raw, i).catch((e: unknown) => {
         throw new MailboxError(`${input}: message ${i + 1} cannot be parsed (${e instanceof Error ? e.message : String(e)})`, 'give the series as git format-patch or a list archive wrote it');
       });
       messages.push(m);

@@ -22,20 +22,27 @@ export function writeReply(to: Message, body: string, opts: ReplyOptions): strin
     `To: ${encodeHeader(formatAddress(author))}`,
     ...(unique.length ? [`Cc: ${unique.map((a) => encodeHeader(formatAddress(a))).join(',\n    ')}`] : []),
     `Subject: ${encodeHeader(/^re:/i.test(to.subject) ? to.subject : `Re: ${to.subject}`)}`,
-    `Date: ${opts.date.toUTCString().replace('GMT', '+0000')}`,
+    `Date: ${mailDate(opts.date)}`,
     `Message-ID: <kseries-review-${id}@kseries.invalid>`,
     `In-Reply-To: <${to.messageId}>`,
     `References: ${refs.map((r) => `<${r}>`).join('\n    ')}`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=UTF-8',
-    'Content-Transfer-Encoding: 8bit',
   ];
-  return `${headers.join('\n')}\n\n${body.replace(/\n*$/, '\n')}`;
+  return writeMail(headers, body.replace(/\n*$/, '\n'));
+}
+
+/** A plain-text mail: the headers given, then UTF-8 8bit MIME headers, a blank line and the body. */
+export function writeMail(headers: string[], body: string): string {
+  return `${[...headers, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=UTF-8', 'Content-Transfer-Encoding: 8bit'].join('\n')}\n\n${body}`;
+}
+
+/** A date as mail headers write it, in UTC: "Tue, 01 Dec 2026 08:00:00 +0000". */
+export function mailDate(d: Date): string {
+  return d.toUTCString().replace(/GMT$/, '+0000');
 }
 
 /** "On <date>, <name> wrote:" */
 export function attribution(m: Message): string {
-  const when = m.date ? m.date.toUTCString().replace(/ GMT$/, ' +0000') : 'an earlier date';
+  const when = m.date ? mailDate(m.date) : 'an earlier date';
   return `On ${when}, ${m.from.name || m.from.address} wrote:`;
 }
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MailboxError } from '../errors.js';
 import { formatAddress, type Message } from '../mail/mailbox.js';
-import { encodeHeader } from '../mail/reply.js';
+import { encodeHeader, mailDate, writeMail } from '../mail/reply.js';
 import { gitRaw, gitRunRaw, readManyAtCommit } from '../tools/git.js';
 import { checkNoSymlinkOut, checkTreePath } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -108,12 +108,9 @@ export function mailForAm(p: IncomingPatch): string {
   const m: Message = p.message;
   const headers = [
     `From: ${encodeHeader(formatAddress(m.from))}`,
-    ...(m.date ? [`Date: ${m.date.toUTCString().replace('GMT', '+0000')}`] : []),
+    ...(m.date ? [`Date: ${mailDate(m.date)}`] : []),
     `Subject: ${encodeHeader(m.subject)}`,
     `Message-ID: <${m.messageId}>`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=UTF-8',
-    'Content-Transfer-Encoding: 8bit',
   ];
-  return `${headers.join('\n')}\n\n${addTrailers(m.body, p.trailers)}`;
+  return writeMail(headers, addTrailers(m.body, p.trailers));
 }

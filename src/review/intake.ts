@@ -84,7 +84,7 @@ export function identifySeries(messages: Message[]): Intake {
   }
 
   const head = cover ?? patches[0] ?? mine[0]!;
-  const baseCommit = [cover, ...patches.map((p) => p)].map((x) => (x ? /^base-commit: ([0-9a-f]{7,40})\s*$/m.exec(x.message.body)?.[1] : undefined)).find(Boolean);
+  const baseCommit = [cover, ...patches].map((x) => (x ? /^base-commit: ([0-9a-f]{7,40})\s*$/m.exec(x.message.body)?.[1] : undefined)).find(Boolean);
   return {
     subject: head.subject.summary,
     version,

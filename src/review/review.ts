@@ -6,12 +6,12 @@ import type { BuildReport, PatchReport } from '../check/report.js';
 import { patchHasFindings } from '../check/report.js';
 import type { Problem } from '../check/rules.js';
 import { MailboxError, UsageError } from '../errors.js';
-import { readMailbox, type Message } from '../mail/mailbox.js';
+import { readMailbox } from '../mail/mailbox.js';
 import { runCheckpatch } from '../tools/kernel-scripts.js';
 import { commitOf, type KernelTree } from '../tree/tree.js';
 import { applySeries, assertSafePaths, type ApplyOutcome } from './apply.js';
 import { identifyOne, identifySeries, type Intake } from './intake.js';
-import { assertSandbox } from '../tools/sandbox.js';
+import { assertSandbox, SANDBOX_BWRAP } from '../tools/sandbox.js';
 
 export interface ReviewOptions extends BuildOptions {
   tree: KernelTree;
@@ -22,7 +22,7 @@ export interface ReviewOptions extends BuildOptions {
   single?: boolean;
   base?: string;
   build: boolean;
-  /** Build without a sandbox when bubblewrap is missing. */
+  /** The user vouches for the code: build without the sandbox. */
   trust: boolean;
   strict: boolean;
   onStep?: CheckOptions['onStep'];
@@ -62,11 +62,10 @@ export interface ReviewReport {
   verdict: 'clean' | 'findings';
 }
 
-/** What review needs of the received mail, kept for the replies. */
+/** The report, and the series as received (the replies answer its mails). */
 export interface Reviewed {
   report: ReviewReport;
   intake: Intake;
-  messages: Message[];
 }
 
 export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
@@ -81,14 +80,13 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   const { base, baseFrom } = await chooseBase(tree, intake, opts.base, problems);
   const branch = `kseries/review/${slugOf(intake.subject)}/v${intake.version}`;
   opts.log?.(`applying ${intake.patches.length} of ${intake.total} patches on ${base.slice(0, 12)} (${baseFrom})`);
-  const { outcomes } = await applySeries(tree, base, intake.patches, intake.total, branch);
+  const { outcomes, tip } = await applySeries(tree, base, intake.patches, intake.total, branch);
   const applied = outcomes.filter((o) => o.applied);
-  const tip = applied.at(-1)?.commit ?? base;
 
   // A patch checked alone (b4, before sending) gets its recipients later: only a received series' are checked.
   const mails = opts.single ? undefined : new Map(intake.patches.filter((p) => applied.some((a) => a.index === p.index)).map((p) => [p.index, p.message.raw]));
   const cover = intake.cover ? { subject: intake.cover.subject, body: intake.cover.body } : undefined;
-  const checked = await checkRange({ ...opts, tree, base, tip, cover, mailed: true, mails, full: false, series: undefined, sandbox: opts.build && !sandbox.startsWith('unsandboxed') });
+  const checked = await checkRange({ ...opts, tree, base, tip, cover, mailed: true, mails, full: false, series: undefined, sandbox: sandbox === SANDBOX_BWRAP });
   problems.push(...checked.problems.filter((p) => !(p.kind === 'cover-missing' && problems.some((q) => q.kind === 'part-missing'))));
 
   const patches: ReviewPatch[] = [];
@@ -123,7 +121,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     problems,
     verdict: patches.some(reviewFindings) || problems.length > 0 ? 'findings' : 'clean',
   };
-  return { report, intake, messages };
+  return { report, intake };
 }
 
 /** A patch that did not apply, or has anything check would report. */
