@@ -14,8 +14,13 @@ import { configSymbolsFor, kconfigDepends, parseCompilerOutput, plainSymbols, se
 const DEPENDENCY_ROUNDS = 4;
 
 export interface BuildOptions {
-  /** defconfig (default), allmodconfig, or a path to a .config file. */
+  /** defconfig (default), allmodconfig, minimal (tinyconfig + kvm_guest.config: a small bootable kernel), or a .config file. */
   config: string;
+  /**
+   * A build directory of the same config for another purpose (`boot`, `lockdep`), with its own .config and objects,
+   * shared by every tree: its source must be a shared source folder (tree/worktree.ts sourceAt).
+   */
+  flavour?: string;
   /** Build through distcc (hosts from DISTCC_HOSTS). */
   distcc: boolean;
   env?: NodeJS.ProcessEnv;
@@ -41,9 +46,11 @@ export class KernelBuild {
     private readonly opts: BuildOptions,
   ) {
     const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
-    const configName = opts.config === 'defconfig' || opts.config === 'allmodconfig' ? opts.config : `file-${configFileHash(opts.config)}`;
+    const configName = [CONFIG_TARGETS[opts.config] ? opts.config : `file-${configFileHash(opts.config)}`, opts.flavour].filter(Boolean).join('-');
     // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
-    this.buildDir = path.join(cacheDir(opts.env), 'build', treeId, opts.sandbox ? `${configName}-sandboxed` : configName);
+    // A flavoured build (a boot kernel) follows a shared source folder (sourceAt), so it is shared by every tree too.
+    const owner = opts.flavour ? 'shared' : treeId;
+    this.buildDir = path.join(cacheDir(opts.env), 'build', owner, opts.sandbox ? `${configName}-sandboxed` : configName);
     const env = opts.env ?? process.env;
     // The sandbox has no network: no distcc there, and the report says so.
     const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS) }, env);
@@ -79,7 +86,8 @@ export class KernelBuild {
     fs.mkdirSync(this.buildDir, { recursive: true });
     const configFile = path.join(this.buildDir, '.config');
     if (!fs.existsSync(configFile)) {
-      if (this.opts.config === 'defconfig' || this.opts.config === 'allmodconfig') await this.mustMake([this.opts.config]);
+      const targets = CONFIG_TARGETS[this.opts.config];
+      if (targets) for (const t of targets) await this.mustMake([t]);
       else fs.copyFileSync(path.resolve(this.opts.config), configFile);
     }
     return fs.readFileSync(configFile, 'utf8');
@@ -87,9 +95,10 @@ export class KernelBuild {
 
   /**
    * Make the .config (once per config), switch CONFIG_WERROR off so warnings stay warnings, enable `symbols` with
-   * their dependencies resolved by olddefconfig, and `make prepare`. Returns, per symbol that stayed off, why.
+   * their dependencies resolved by olddefconfig (and switch `disable` off), and `make prepare`. Returns, per symbol
+   * that stayed off, why.
    */
-  async configure(symbols: string[], kconfigAt: string): Promise<Map<string, string>> {
+  async configure(symbols: string[], kconfigAt: string, disable: string[] = []): Promise<Map<string, string>> {
     const configFile = path.join(this.buildDir, '.config');
     // Switch the symbols on (those already y or m stay as they are); what olddefconfig switches off again for want of
     // a plain dependency gets that dependency switched on too, for a few rounds; what is still off then is reported
@@ -97,7 +106,7 @@ export class KernelBuild {
     const before = await this.baseConfig();
     let wanted = symbols.filter((s) => !isSet(before, s));
     for (let round = 0; round < DEPENDENCY_ROUNDS; round++) {
-      await runScriptsConfig(this.source, configFile, ['--disable', 'WERROR', ...wanted.flatMap((s) => ['--enable', s])]);
+      await runScriptsConfig(this.source, configFile, ['--disable', 'WERROR', ...disable.flatMap((s) => ['--disable', s]), ...wanted.flatMap((s) => ['--enable', s])]);
       await this.mustMake(['olddefconfig']);
       const config = fs.readFileSync(configFile, 'utf8');
       const more: string[] = [];
@@ -136,6 +145,15 @@ export class KernelBuild {
     // make failed without a compiler error of ours (a missing rule, say): no object can count as built.
     if (res.code !== 0 && results.every((r) => r.ok)) return results.map((r) => ({ ...r, ok: false }));
     return results;
+  }
+
+  /**
+   * Build the bootable image (bzImage, with vmlinux and, for CONFIG_BLK_DEV_INITRD, the tree's usr/gen_init_cpio);
+   * on failure, the last lines make printed.
+   */
+  async buildImage(): Promise<{ ok: boolean; log: string[] }> {
+    const res = await runMakeMerged(this.make, ['bzImage']);
+    return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
   }
 
   /** Compile one object with W=1; the messages of that compile. */
@@ -214,9 +232,16 @@ export function compilerPath(use: { ccache: boolean; distcc: boolean }, env: Nod
   return { cc: 'ccache gcc', env: { ...settings, CCACHE_PREFIX: 'distcc' }, name: 'ccache + distcc gcc' };
 }
 
+/** The make targets that make each named config, in order (a config fragment target merges into the .config). */
+const CONFIG_TARGETS: Record<string, string[]> = {
+  defconfig: ['defconfig'],
+  allmodconfig: ['allmodconfig'],
+  minimal: ['tinyconfig', 'kvm_guest.config'],
+};
+
 /** Refuse a --config that is neither a known target nor a readable file, before any work starts. */
 export function assertConfig(config: string): void {
-  if (config !== 'defconfig' && config !== 'allmodconfig') configFileHash(config);
+  if (!CONFIG_TARGETS[config]) configFileHash(config);
 }
 
 /** A config file's build directory follows its content, so an edited file gets a fresh configuration. */
@@ -225,7 +250,7 @@ function configFileHash(file: string): string {
   try {
     text = fs.readFileSync(path.resolve(file), 'utf8');
   } catch {
-    throw new UsageError(`--config ${file}: no such file`, 'give defconfig, allmodconfig or the path of a .config file');
+    throw new UsageError(`--config ${file}: no such file`, `give ${Object.keys(CONFIG_TARGETS).join(', ')} or the path of a .config file`);
   }
   return createHash('sha1').update(text).digest('hex').slice(0, 12);
 }

@@ -18,6 +18,7 @@ import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import { patchFailed, patchHasFindings, type BuildReport, type CheckReport, type PatchReport } from './report.js';
 import { kunitEvidence } from './kunit.js';
+import { bootCheck, rangeAddsStaticKey } from './boot.js';
 import { checkMessage, checkRecipients, checkSeries, type Problem } from './rules.js';
 import type { KunitSpec } from '../templates/manifest.js';
 
@@ -40,7 +41,12 @@ export interface CheckOptions extends BuildOptions {
   onStep?: (index: number, step: 'build' | 'checkpatch' | 'rules', state: 'start' | 'done', detail?: string) => void;
   /** Run these KUnit tests on the base and on the tip (after the per-patch builds). */
   kunit?: KunitSpec;
-  /** Progress of the steps that concern the whole range (KUnit). */
+  /**
+   * Boot a range that adds a static key (its writers exercised) in this boot config family with lockdep: minimal
+   * (default), defconfig or a .config file; false: no boot.
+   */
+  boot?: string | false;
+  /** Progress of the steps that concern the whole range (KUnit, boot). */
   log?: (line: string) => void;
 }
 
@@ -92,7 +98,10 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   const seriesProblems = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true);
   const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log }) : undefined;
   const kunitFailed = kunit !== undefined && !kunit.ok;
-  const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || kunitFailed;
+  const boots = opts.build && opts.boot !== false && (await rangeAddsStaticKey(tree, opts.base, opts.tip));
+  const boot = boots ? await bootCheck(tree, opts, { config: opts.boot || 'minimal', env: opts.env, log: opts.log }) : undefined;
+  const bootFailed = boot !== undefined && !boot.ok;
+  const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || kunitFailed || bootFailed;
   return {
     series: { name: opts.series?.name ?? null, version: opts.series?.version ?? null, base: opts.base, tip: opts.tip, patches: commits.length },
     config: opts.config,
@@ -100,7 +109,8 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     patches,
     problems: seriesProblems,
     ...(kunit ? { kunit } : {}),
-    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || kunitFailed ? 'findings' : 'clean',
+    ...(boot ? { boot } : {}),
+    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || kunitFailed || bootFailed ? 'findings' : 'clean',
     failed,
   };
 }

@@ -1,6 +1,7 @@
 // What `kseries check` finds, in DESIGN's review contract (`patches`), plus series-level problems.
 import type { ObjectProof } from './proofs/types.js';
 import type { CheckpatchResult } from '../tools/kernel-scripts.js';
+import type { BootReport } from './boot.js';
 import type { KunitReport } from './kunit.js';
 import type { Problem } from './rules.js';
 
@@ -36,6 +37,8 @@ export interface CheckReport {
   problems: Problem[];
   /** KUnit on the base and on the series, when the recipe or --kunit asks for it. */
   kunit?: KunitReport;
+  /** The boot of a static-key series under lockdep with its writers exercised. */
+  boot?: BootReport;
   verdict: 'clean' | 'findings';
   /** True when something fails the check: a build failure, a checkpatch ERROR or an error-level problem. */
   failed: boolean;
@@ -68,6 +71,7 @@ export function formatReport(r: CheckReport): string {
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   if (r.kunit) out.push('', ...formatKunit(r.kunit));
+  if (r.boot) out.push('', ...formatBoot(r.boot));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);
   return out.join('\n');
 }
@@ -84,6 +88,15 @@ export function patchDetails(p: Omit<PatchReport, 'commit'>): string[] {
   }
   for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`);
   for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
+  return out;
+}
+
+/** The boot of the series: the statement, what each writer is, and the console lines that failed it. */
+export function formatBoot(b: BootReport): string[] {
+  const out = [`boot ${b.ok ? 'ok' : 'FAILED'}: ${b.statement} (${b.seconds} s; ${b.accelWhy})`];
+  for (const w of b.writers) out.push(`  writer ${w.file}:${w.line} ${w.function}(): ${w.runs === 'param' ? `runs with ${w.param}` : w.runs === 'initcall' ? 'an initcall: runs on every boot' : 'not run by booting'}`);
+  for (const f of b.failures) out.push(`  | ${f}`);
+  if (b.consoleLog) out.push(`  console log: ${b.consoleLog}`);
   return out;
 }
 

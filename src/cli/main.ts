@@ -5,6 +5,7 @@ import yargs, { type Argv } from 'yargs';
 import { processErr, type GlobalOptions, type Io } from '../commands/io.js';
 import { EXIT_BUG, EXIT_USAGE, KseriesError, UsageError } from '../errors.js';
 import { checkTreePath } from '../tree/paths.js';
+import { workloadNames, WORKLOADS } from '../boot/workloads.js';
 
 const EXAMPLES: [string, string][] = [
   ['kseries tree init', 'provision kernel-tree/ (Debian linux-source-6.12, cached in ~/.cache/kseries)'],
@@ -15,6 +16,7 @@ const EXAMPLES: [string, string][] = [
   ['kseries send static-key-cgroup_memory_nobpf', 'git send-email dry run (add --send)'],
   ['kseries kprobe analyze --object kernel/sched/fair.o --all update_curr', 'which post_handler probes may move to the next instruction'],
   ['kseries review series.mbox', 'apply a received series, check every patch, write replies to out/review/'],
+  ['kseries measure', 'boot the tree in QEMU: how often each static-key candidate is tested, per second of a workload'],
 ];
 
 /** Command modules are imported when their command runs, so `kseries scan` does not load listr2 or simple-git. */
@@ -65,8 +67,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('build', { type: 'boolean', default: true, describe: 'build a draft to put object-code figures in the messages (--no-build to skip)' })
         .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'config of that build: defconfig, allmodconfig or a .config file' })
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
+        .option('min-rate', { type: 'string', coerce: checks.rate('--min-rate'), describe: 'static-keys without --only: only flags tested at least this often per second in the measured boot (default 100)' })
+        .option('measure-config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'the kernel a recipe that measures boots first: minimal, defconfig or a .config file' })
+        .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: 'what that booted kernel runs while it is measured' })
         .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', '')
-        .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there, one patch per maintainer group')
+        .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there tested 100 times a second in a booted kernel, one patch per maintainer group')
+        .example('$0 generate static-keys --min-rate 1000', 'only flags tested at least 1000 times per second of the default workload')
         .example('$0 generate static-keys --only cgroup_memory_nosocket --only percpu:pcpu_async_enabled', ''),
       run(async (g, a) =>
         (await import('../commands/series.js')).generate(io, g, {
@@ -74,10 +80,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           set: (a.set as string[]) ?? [],
           paths: (a.path as string[]) ?? [],
           only: (a.only as string[]) ?? [],
+          minRate: a['min-rate'] as number | undefined,
           base: a.base as string | undefined,
           from: a.from as string | undefined,
           version: a.v as number | undefined,
           measure: a.build === false ? undefined : { config: String(a.config), distcc: a.distcc === true },
+          runtime: a.build === false ? undefined : { config: String(a['measure-config']), workload: String(a.workload) },
         }),
       ),
     )
@@ -141,6 +149,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('build', { type: 'boolean', default: true, describe: 'build each patch (--no-build to skip)' })
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
         .option('kunit', { type: 'string', coerce: checks.kunit, describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
+        .option('boot', { type: 'string', coerce: checks.boot, describe: 'a series that adds a static key boots in this config family + lockdep: minimal (default), defconfig or a .config file (--no-boot skips)' })
         .example('$0 check kprobe-post', 'per-patch builds, then KUnit on the base and the series under QEMU')
         .example('$0 check --range v6.12.117..my-branch --kunit lib/kunit/.kunitconfig', '')
         .example('$0 check static-key-cgroup_memory_nobpf', '')
@@ -158,6 +167,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           build: a.build !== false,
           distcc: a.distcc === true,
           kunit: a.kunit === false ? false : (a.kunit as string | undefined),
+          boot: a.boot === false ? false : ((a.boot as string | undefined) ?? 'minimal'),
         }),
       ),
     )
@@ -166,9 +176,36 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .positional('what', { choices: ['static-keys'] as const, demandOption: true })
         .option('path', { type: 'string', coerce: checks.treePaths, describe: 'only this folder or .c file of the tree (repeat)' })
         .option('rev', { type: 'string', coerce: checks.text('--rev'), describe: 'scan this commit instead of the working tree' })
+        .option('measure', { type: 'boolean', default: false, describe: 'add hits per candidate from a booted kernel (kseries measure; HEAD or --rev)' })
+        .option('config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'with --measure: minimal, defconfig or a .config file' })
+        .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: 'with --measure: what the booted kernel runs' })
         .example('$0 scan static-keys --path mm --json', '')
-        .example('$0 scan static-keys --rev v6.12.117', ''),
-      run(async (g, a) => (await import('../commands/scan.js')).scan(io, g, { paths: (a.path as string[]) ?? [], rev: a.rev as string | undefined })),
+        .example('$0 scan static-keys --rev v6.12.117', '')
+        .example('$0 scan static-keys --measure --json', 'each candidate with hits: { boot, perSecond, workload, config }'),
+      run(async (g, a) =>
+        (await import('../commands/scan.js')).scan(io, g, {
+          paths: (a.path as string[]) ?? [],
+          rev: a.rev as string | undefined,
+          measure: a.measure === true ? { config: String(a.config), workload: String(a.workload) } : undefined,
+        }),
+      ),
+    )
+    .command('measure', 'boot the tree in QEMU and count how often each static-key candidate\'s test runs', (y: Argv) =>
+      y
+        .option('config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'minimal (tinyconfig + kvm_guest.config + the candidates\' objects), defconfig, or a .config file' })
+        .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: `what the booted kernel runs: ${Object.values(WORKLOADS).map((w) => `${w.name} (${w.what})`).join('; ')}` })
+        .option('rev', { type: 'string', coerce: checks.text('--rev'), describe: 'measure this commit (default HEAD)' })
+        .option('fresh', { type: 'boolean', default: false, describe: 'boot again even when this commit, config and workload were measured before' })
+        .example('$0 measure', 'build the minimal kernel (cached), boot it, print each candidate\'s hits per second')
+        .example('$0 measure --workload boot --json', 'hits until init only'),
+      run(async (g, a) =>
+        (await import('../commands/measure.js')).measureCommand(io, g, {
+          config: String(a.config),
+          workload: String(a.workload),
+          rev: a.rev as string | undefined,
+          fresh: a.fresh === true,
+        }),
+      ),
     )
     .command('kprobe <action>', 'kprobes: may a post_handler probe move to the next instruction (analyze)', (y: Argv) =>
       y
@@ -303,6 +340,10 @@ function optionChecks(io: Io) {
       }
     };
   const file = (p: string) => fs.statSync(path.resolve(io.cwd, p), { throwIfNoEntry: false });
+  const bootConfig = (s: string, name: string) => {
+    if (s === 'minimal' || s === 'defconfig' || file(s)?.isFile()) return s;
+    throw new UsageError(`${name} ${shown(s)}: neither minimal, defconfig nor a file`, 'give minimal (the default), defconfig or the path of a .config file');
+  };
   return {
     refusal: (err: Error | undefined): Error | undefined => (err && refused?.message === err.message ? refused : err),
 
@@ -332,6 +373,20 @@ function optionChecks(io: Io) {
       if (s === 'defconfig' || s === 'allmodconfig' || file(s)?.isFile()) return s;
       throw new UsageError(`--config ${shown(s)}: neither defconfig, allmodconfig nor a file`, 'give defconfig, allmodconfig or the path of a .config file');
     }),
+
+    /** --config of a boot: minimal, defconfig or an existing file. */
+    bootConfig: checked((v) => bootConfig(single(v, '--config'), '--config')),
+
+    /** --boot CONFIG of check (as bootConfig); --no-boot is false. */
+    boot: checked((v) => (v === false ? false : bootConfig(single(v, '--boot'), '--boot'))),
+
+    /** A rate in hits per second: a number >= 0. */
+    rate: (name: string) =>
+      checked((v) => {
+        const s = single(v, name);
+        if (!/^[0-9]+(\.[0-9]+)?$/.test(s)) throw new UsageError(`${name} ${shown(s)}: not a rate`, 'give hits per second as a number >= 0, e.g. 100');
+        return Number(s);
+      }),
 
     /** --kunit FILE or a folder holding .kunitconfig; --no-kunit is false. */
     kunit: checked((v) => {

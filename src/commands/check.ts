@@ -26,6 +26,8 @@ export interface CheckArgs {
   distcc: boolean;
   /** A .kunitconfig to run on the base and the tip; false: none, even when the series' recipe asks. */
   kunit?: string | false;
+  /** The boot config family of a static-key series' boot test; false: no boot. */
+  boot?: string | false;
 }
 
 export const REPORT_FILE = 'report.json';
@@ -67,6 +69,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     env: io.env,
     onStep: view?.onStep,
     kunit: kunitSpec(io, g, a.kunit, recipe),
+    boot: a.boot,
     log: g.json ? undefined : (l) => io.err(l),
   }).finally(() => view?.finish());
   if (dir) {

@@ -16,30 +16,35 @@ export interface GenerateArgs {
   /** --path and --only: list forms of the recipe parameters "paths" and "only". */
   paths?: string[];
   only?: string[];
+  /** --min-rate: the recipe parameter "minRate". */
+  minRate?: number;
   base?: string;
   from?: string;
   version?: number;
   /** Build options for a recipe that measures its patches (undefined: --no-build). */
   measure?: { config: string; distcc: boolean };
+  /** The boot that measures flags first, for a recipe that asks (undefined: --no-build). */
+  runtime?: { config: string; workload: string };
 }
 
 export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promise<number> {
   const recipe = loadRecipe(a.recipe, recipeDirs(g.recipes, io.env));
-  const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, { paths: a.paths ?? [], only: a.only ?? [] }) };
+  const lists = { paths: a.paths ?? [], only: a.only ?? [], minRate: a.minRate === undefined ? [] : [String(a.minRate)] };
+  const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, lists) };
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const measure = a.measure && { ...a.measure, env: io.env };
-  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, log: (l) => io.err(l) });
+  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, runtime: a.runtime, log: (l) => io.err(l) });
   if (g.json) printJson(io, generatedJson(r));
   else printGenerated(io, r);
   return 0;
 }
 
-/** --path/--only as the recipe's "paths"/"only" parameters (comma-joined); refused for a recipe without them. */
+/** --path/--only/--min-rate as the recipe's "paths"/"only"/"minRate" parameters (comma-joined); refused for a recipe without them. */
 function listParams(recipe: string, params: Record<string, unknown>, lists: Record<string, string[]>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, values] of Object.entries(lists)) {
     if (values.length === 0) continue;
-    const option = name === 'paths' ? '--path' : `--${name}`;
+    const option = name === 'paths' ? '--path' : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     if (!(name in params)) throw new UsageError(`recipe ${recipe} takes no ${option}`, `see kseries recipes ${recipe} for its parameters`);
     out[name] = values.join(',');
   }

@@ -13,6 +13,17 @@ export interface RecipeContext {
   filesMatching(pattern: string, paths: readonly string[]): AsyncIterable<[string, string]>;
   /** The maintainers get_maintainer.pl names for a file of the tree. */
   maintainersOf(file: string): Promise<string[]>;
+  /** How often each flag's tests ran in a booted kernel (kseries measure), for a recipe whose manifest asks. */
+  runtime?: RuntimeEvidence;
+}
+
+/** Hits per flag from one boot of the tree: config, workload and accelerator as the messages name them. */
+export interface RuntimeEvidence {
+  config: string;
+  workload: string;
+  accel: 'kvm' | 'tcg';
+  /** Undefined when the flag is no candidate of the measurement. */
+  of(file: string, variable: string): { perSecond: number | null; boot: number | null } | { notMeasured: string } | undefined;
 }
 
 export interface RecipeCode {

@@ -154,6 +154,7 @@ function checkedStatement(dir: string, tip: string, force: boolean): string {
     cp === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors',
     proofs ? `${proofs} object-code ${proofs === 1 ? 'proof holds' : 'proofs hold'} (each converted test is one __jump_table NOP)` : '',
     report.kunit ? kunitStatement(report.kunit) : '',
+    report.boot ? `the series ${report.boot.statement}` : '',
   ].filter(Boolean);
   return wrapParagraphs(`Checked with kseries: ${parts.join('; ')}.`, 72);
 }

@@ -6,6 +6,8 @@ import type { BuildOptions } from '../build/builder.js';
 import { proveRange } from '../check/check.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
+import type { RuntimeEvidence } from '../recipes/types.js';
+import { measure } from '../measure/measure.js';
 import type { ObjectProof } from '../check/proofs/types.js';
 import { filesMatching } from '../scan/files.js';
 import type { TemplateVars } from '../templates/render.js';
@@ -32,6 +34,11 @@ export interface GenerateOptions {
    * patch's templates the figures (`measured`). Without it, `measured` is false.
    */
   measure?: BuildOptions;
+  /**
+   * For a recipe whose manifest asks for runtime evidence: boot the base with this config and workload first
+   * (kseries measure, cached per commit) and give the recipe each flag's hits. Undefined: nothing is booted.
+   */
+  runtime?: { config: string; workload: string };
   /** Progress lines (the draft build takes a while). */
   log?: (line: string) => void;
 }
@@ -55,7 +62,9 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const { tree } = opts;
   const base = await resolveCommit(tree, opts.base ?? 'HEAD');
   const author = await authorIdent(tree, opts.from);
-  const input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services: await treeServices(tree, base) };
+  const services = await treeServices(tree, base);
+  if (opts.recipe.manifest.measure && opts.runtime) services.runtime = await runtimeEvidence(tree, base, opts.runtime, opts.measure?.env, opts.log);
+  const input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services };
   let plan = await planSeries(input);
   const proves = !!opts.recipe.code?.verify;
   const kunit = opts.recipe.manifest.kunit;
@@ -118,6 +127,24 @@ const REASON_TEXT: Record<string, string> = {
   'indirect-jump': 'the function has an indirect jump',
   'next-not-probeable': 'kprobes refuse a probe there',
 };
+
+/** Each candidate's hits in a boot of the base (measured, or read from kseries' cache). */
+async function runtimeEvidence(tree: KernelTree, base: string, how: { config: string; workload: string }, env: NodeJS.ProcessEnv | undefined, log?: (line: string) => void): Promise<RuntimeEvidence> {
+  log?.(`measuring how often each candidate's test runs: ${how.config} kernel, ${how.workload} workload`);
+  const m = await measure({ tree, rev: base, config: how.config, workload: how.workload, env, log });
+  if (m.problems.length > 0) log?.(`the measurement boot had problems: ${m.problems.join('; ')} (console log: ${m.boot.consoleLog})`);
+  const byFlag = new Map(m.candidates.map((c) => [`${c.file}:${c.variable}`, c]));
+  return {
+    config: m.config,
+    workload: m.workload,
+    accel: m.accel,
+    of(file, variable) {
+      const c = byFlag.get(`${file}:${variable}`);
+      if (!c) return undefined;
+      return c.hits ? { perSecond: c.hits.perSecond, boot: c.hits.boot } : { notMeasured: c.notMeasured ?? 'not measured' };
+    },
+  };
+}
 
 /** Tree-wide search at the base, and get_maintainer.pl. */
 async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {

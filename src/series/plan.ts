@@ -28,7 +28,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'filesMatching' | 'maintainersOf'>;
+export type TreeServices = Pick<RecipeContext, 'filesMatching' | 'maintainersOf' | 'runtime'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;

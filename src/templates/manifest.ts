@@ -46,6 +46,8 @@ export interface Manifest {
   rfc: boolean;
   /** KUnit tests `kseries check` runs on the base and on the series (and generate on its draft). */
   kunit?: KunitSpec;
+  /** generate boots the tree first (kseries measure) and gives the recipe each flag's hits (context.runtime). */
+  measure: boolean;
 }
 
 export interface KunitSpec {
@@ -94,6 +96,7 @@ export function readManifest(dir: string): Manifest {
     patches: patchList.map((p, i) => readPatch(p, where(`patches[${i}]`))),
     rfc: m.rfc === true,
     kunit: m.kunit === undefined ? undefined : readKunit(m.kunit, where('kunit')),
+    measure: m.measure === true,
   };
 }
 

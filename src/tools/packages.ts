@@ -15,6 +15,7 @@ const PACKAGES: Record<string, string> = {
   python3: 'python3',
   'qemu-system-x86_64': 'qemu-system-x86',
   bwrap: 'bubblewrap',
+  busybox: 'busybox-static',
 };
 
 export function packageFor(program: string): string {

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LockedError } from '../errors.js';
 import { processAlive } from '../system.js';
-import { gitRaw, gitTry } from '../tools/git.js';
+import { gitRaw, gitRun, gitTry } from '../tools/git.js';
+import { cacheDir } from './paths.js';
 import type { KernelTree } from './tree.js';
 
 export function kseriesDir(tree: KernelTree): string {
@@ -18,12 +19,15 @@ const held = new AsyncLocalStorage<ReadonlySet<string>>();
  * Hold the tree's lock while `work` runs. Re-entrant along one call chain (check inside generate); another chain of
  * this process, or another live process, finds it taken. A lock left by a dead process is taken over.
  */
-export async function withLock<T>(tree: KernelTree, work: () => Promise<T>): Promise<T> {
-  const dir = kseriesDir(tree);
-  const lock = path.join(dir, 'lock');
+export function withLock<T>(tree: KernelTree, work: () => Promise<T>): Promise<T> {
+  return withLockFile(path.join(kseriesDir(tree), 'lock'), work);
+}
+
+/** Hold the lock file `lock` while `work` runs (as withLock; also for kseries' shared folders in its cache). */
+export async function withLockFile<T>(lock: string, work: () => Promise<T>): Promise<T> {
   const mine = held.getStore() ?? new Set<string>();
   if (mine.has(lock)) return work();
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
   for (let attempt = 0; ; attempt++) {
     try {
       fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
@@ -70,6 +74,24 @@ export async function worktreeAt(tree: KernelTree, commit: string, name = 'workt
   }
   await gitRaw(dir, ['checkout', '-q', '-f', '--detach', commit]);
   return dir;
+}
+
+/**
+ * A plain source folder in kseries' cache holding `commit` of the tree, shared by every tree and clone that has that
+ * commit, with its own index (`<slot>.index`): only files that differ from what it held are rewritten, so a build
+ * directory that follows it rebuilds only what changed, whichever clone asked. The caller holds sourceLock(slot).
+ */
+export async function sourceAt(tree: KernelTree, commit: string, slot: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  const dir = path.join(cacheDir(env), 'sources', slot);
+  fs.mkdirSync(dir, { recursive: true });
+  const gitEnv = { GIT_INDEX_FILE: `${dir}.index` };
+  await gitRun(tree.root, ['--git-dir', tree.gitCommonDir, '--work-tree', dir, 'read-tree', '--reset', '-u', commit], { env: gitEnv });
+  return dir;
+}
+
+/** The lock of a shared source folder and the builds that follow it. */
+export function sourceLock(slot: string, env?: NodeJS.ProcessEnv): string {
+  return path.join(cacheDir(env), 'sources', `${slot}.lock`);
 }
 
 /** Present while kseries writes files into a worktree; a run that finds it knows the last one was interrupted. */

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseObjectCode, parseRelocations } from '../../src/object-code/parse.js';
 import { baseFunction } from '../../src/object-code/symbols.js';
-import { conversionsIn, flagTests, proveKey, staticKeyVerifier } from '../../src/recipes/static-key/verify.js';
+import { flagTests } from '../../src/object-code/flag-tests.js';
+import { conversionsIn, proveKey, staticKeyVerifier } from '../../src/recipes/static-key/verify.js';
 
 const dir = path.join(import.meta.dirname, '../fixtures/object-code');
 const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');

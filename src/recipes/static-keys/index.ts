@@ -8,7 +8,7 @@ import { convertFlag } from '../static-key/convert.js';
 import { archPath, describe, fragments, subjectPrefix } from '../static-key/index.js';
 import { DECLARATION_PREFILTER, scanFile, type FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
-import type { RecipeCode, RecipeContext } from '../types.js';
+import type { RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
 
 /** get_maintainer.pl calls in flight at once. */
 const MAINTAINER_QUERIES = 4;
@@ -20,6 +20,12 @@ interface FlagVars extends TemplateVars {
   line: number;
   /** The value the flag holds once the system has booted. */
   usualValue: boolean;
+  /** Hits per second of the measured workload (null: not measured, or the boot workload). */
+  perSecond: number | null;
+  /** One sentence on how often the tests ran, or why they were not measured. */
+  rateText: string;
+  /** "1234 per second, 56 at boot", or "not measured". */
+  rateShort: string;
 }
 
 export const staticKeys: RecipeCode = {
@@ -29,7 +35,7 @@ export const staticKeys: RecipeCode = {
     const paths = listParam(params.paths);
     const found: FlagCandidate[] = [];
     for await (const [file, text] of ctx.filesMatching(DECLARATION_PREFILTER, paths)) found.push(...scanFile(file, text));
-    const chosen = select(found, listParam(params.only), paths);
+    const chosen = select(found, listParam(params.only), paths, ctx.runtime, { minRate: Number(params.minRate ?? 0), top: Number(params.top ?? 0) });
 
     const skipped: { file: string; flag: string; reason: string }[] = [];
     const files: { file: string; flags: FlagVars[] }[] = [];
@@ -42,7 +48,7 @@ export const staticKeys: RecipeCode = {
         try {
           const conv = convertFlag(file, text, c.variable, key, fragments(ctx), usualValue);
           text = conv.text;
-          converted.push({ ...describe(conv), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
+          converted.push({ ...describe(conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -53,7 +59,10 @@ export const staticKeys: RecipeCode = {
     if (files.length === 0) throw new RecipeError(`static-keys: none of the ${chosen.length} chosen flags could be converted`, skipped[0]?.reason ?? 'see kseries scan static-keys');
 
     const groups = await groupByMaintainers(ctx, files);
+    const byRate = groups.flatMap((g) => (g.flags as FlagVars[]).map((f) => ({ ...f, prefix: g.prefix }))).sort((a, b) => (b.perSecond ?? -1) - (a.perSecond ?? -1) || a.file.localeCompare(b.file));
     return {
+      byRate,
+      runtime: ctx.runtime ? { config: ctx.runtime.config, workload: ctx.runtime.workload, accel: ctx.runtime.accel.toUpperCase() } : false,
       scope: paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('+'),
       groups,
       groupCount: groups.length,
@@ -72,13 +81,34 @@ export const staticKeys: RecipeCode = {
   verify: staticKeyVerifier,
 };
 
-/** The `auto` candidates, or exactly the flags --only names (each must be `auto`; `file:flag` when a name repeats). */
-function select(found: FlagCandidate[], only: string[], paths: string[]): FlagCandidate[] {
+/**
+ * Without --only: the `auto` candidates whose tests ran at least `minRate` times per second in the measured boot, the
+ * hottest first, at most `top` of them; with --only, exactly the flags it names (each must be `auto`; `file:flag`
+ * when a name repeats).
+ */
+function select(found: FlagCandidate[], only: string[], paths: string[], runtime: RuntimeEvidence | undefined, limits: { minRate: number; top: number }): FlagCandidate[] {
   const where = paths.length ? ` under ${paths.join(', ')}` : '';
   if (only.length === 0) {
     const auto = found.filter((c) => c.verdict === 'auto');
     if (auto.length === 0) throw new ParamError(`static-keys: no flag${where} can be converted automatically`, `kseries scan static-keys${paths.map((p) => ` --path ${p}`).join('')} shows the candidates and why`);
-    return auto;
+    if (!runtime) {
+      if (limits.minRate > 0) throw new ParamError(`static-keys: nothing was measured, so no flag${where} is known to be tested ${limits.minRate} times per second`, 'let generate boot the tree (no --no-build), name flags with --only, or give --min-rate 0 to propose every auto flag unmeasured');
+      return limits.top > 0 ? auto.slice(0, limits.top) : auto;
+    }
+    const rate = (c: FlagCandidate) => {
+      const h = runtime.of(c.file, c.variable);
+      return h && 'perSecond' in h ? (h.perSecond ?? -1) : -1;
+    };
+    const hot = auto.filter((c) => rate(c) >= limits.minRate).sort((a, b) => rate(b) - rate(a));
+    if (hot.length === 0) {
+      const best = [...auto].sort((a, b) => rate(b) - rate(a))[0]!;
+      const measured = auto.filter((c) => rate(c) >= 0).length;
+      throw new ParamError(
+        `static-keys: no auto flag${where} is tested ${limits.minRate} times per second in the ${runtime.workload} workload (${measured} of ${auto.length} measured; the hottest: ${best.variable} at ${Math.max(0, rate(best))}/s)`,
+        'kseries measure lists every rate; lower --min-rate, or name flags with --only',
+      );
+    }
+    return limits.top > 0 ? hot.slice(0, limits.top) : hot;
   }
   return only.map((o) => {
     const [file, name] = o.includes(':') ? o.split(':', 2) : [undefined, o];
@@ -109,6 +139,23 @@ function byFile(chosen: FlagCandidate[]): Map<string, FlagCandidate[]> {
 function valueAfterBoot(c: FlagCandidate): boolean | undefined {
   const values = new Set(c.writes.filter((w) => w.context === 'initcall').map((w) => w.value));
   return values.size === 1 ? [...values][0] : undefined;
+}
+
+/** How often the flag's tests ran in the measured boot, as the messages say it. */
+function rateVars(runtime: RuntimeEvidence | undefined, c: FlagCandidate): { perSecond: number | null; rateText: string; rateShort: string } {
+  const none = { perSecond: null, rateText: 'Its tests were not measured in a running kernel.', rateShort: 'not measured' };
+  const h = runtime?.of(c.file, c.variable);
+  if (!runtime || !h) return none;
+  const kernel = `an x86-64 ${runtime.config} kernel under QEMU/${runtime.accel.toUpperCase()}, a kprobe event on each test`;
+  if ('notMeasured' in h) return { ...none, rateText: `Its tests were not measured in a running kernel (${kernel}): ${h.notMeasured}.` };
+  const boot = h.boot === null ? '' : ` and ${times(h.boot)} during boot`;
+  const rate = h.perSecond === null ? `ran ${times(h.boot ?? 0)} during boot` : `ran ${h.perSecond} times per second of the ${runtime.workload} workload${boot}`;
+  const short = [h.perSecond === null ? '' : `${h.perSecond} per second`, h.boot === null ? '' : `${h.boot} at boot`].filter(Boolean).join(', ');
+  return { perSecond: h.perSecond, rateText: `Measured in ${kernel}: its tests ${rate}.`, rateShort: short || 'not measured' };
+}
+
+function times(n: number): string {
+  return n === 1 ? 'once' : `${n} times`;
 }
 
 /** "the __setup() handler foo()", "the initcall bar()". */

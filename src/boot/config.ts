@@ -1,0 +1,75 @@
+// The kernels kseries boots: which Kconfig symbols a boot needs on top of its base config, which symbols the objects
+// of static-key candidates need, and which of those stay off because they would change the kernel being measured.
+import { configSymbolsFor, type ReadText } from '../build/kbuild.js';
+
+/**
+ * What every boot kernel needs beyond `tinyconfig` + `kvm_guest.config`: a console on the serial port, an initramfs
+ * with devtmpfs, /proc and /sys, ELF and script binaries, jump labels (what static keys are), kprobe events and
+ * tracefs to count with, and what the workloads use (tmpfs, pipes, loopback TCP, cgroups, futexes, epoll, timers).
+ * -O2 as real kernels are built, not tinyconfig's -Os, so the code measured is the code proved.
+ */
+export const BOOT_SYMBOLS = [
+  '64BIT', 'PRINTK', 'PRINTK_TIME', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'DEVTMPFS',
+  'PROC_FS', 'SYSFS', 'BINFMT_ELF', 'BINFMT_SCRIPT', 'MULTIUSER', 'FUTEX', 'EPOLL', 'SIGNALFD', 'TIMERFD', 'EVENTFD',
+  'POSIX_TIMERS', 'FILE_LOCKING', 'SHMEM', 'TMPFS', 'NET', 'INET', 'UNIX', 'CGROUPS', 'JUMP_LABEL', 'KALLSYMS', 'KPROBES',
+  'KPROBE_EVENTS', 'FTRACE', 'DEBUG_FS', 'CC_OPTIMIZE_FOR_PERFORMANCE',
+];
+
+/** Switched off in every boot kernel: tinyconfig's -Os (the choice above replaces it), and address randomization. */
+export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'RANDOMIZE_BASE'];
+
+/** What the lockdep flavour adds: locking proofs, might_sleep() checks, and static keys used before jump_label_init(). */
+export const LOCKDEP_SYMBOLS = ['DEBUG_KERNEL', 'PROVE_LOCKING', 'DEBUG_ATOMIC_SLEEP', 'JUMP_LABEL_FEATURE_CHECK_DEBUG'];
+
+/**
+ * Symbols a measured kernel never gets for a candidate's object, because they change what the kernel does while it is
+ * measured: tests, torture and benchmarks that run at boot, debug checkers and latency tracers that hook every lock,
+ * interrupt or allocation, and hibernation.
+ */
+const CHANGES_THE_KERNEL = /TEST|TORTURE|BENCHMARK|KMEMLEAK|KFENCE|KASAN|GCOV|DEBUG_OBJECTS|DMA_API_DEBUG|INJECT|HWLAT|OSNOISE|IRQSOFF|PREEMPT_TRACER|SCHED_TRACER|MMIOTRACE|STACK_TRACER|HIBERNATION|LOCKUP_DETECTOR|DETECT_HUNG_TASK|KGDB|KDB|MEMTEST/;
+
+/**
+ * Symbols of code the QEMU guest never runs, left off so the kernel builds in minutes: radio and bus stacks without
+ * their hardware, hypervisor hosts, cluster and network filesystems the guest never mounts, and network services
+ * without a peer. `--config FILE` measures them where that is wanted.
+ */
+const NOT_IN_GUEST = /^(BT|BT_.*|MAC80211.*|CFG80211|CAN|CAN_.*|CAIF.*|IUCV|RFKILL.*|KVM|KVM_.*|XEN|XEN_.*|PCI_XEN|DLM|OCFS2_FS|JFS_FS|SMB_SERVER|SMBFS|CIFS|ORANGEFS_FS|HOSTFS|VBOXSF_FS|IP_VS|IP_VS_.*|SMC)$/;
+
+/** Where a candidate's object stands in a boot kernel's config. */
+export interface ObjectPlan {
+  object: string;
+  /** The symbols that build it (empty: the base builds it, or no Makefile names it). */
+  symbols: string[];
+  /** Why kseries does not switch its symbols on; undefined when it does. */
+  leftOff?: string;
+}
+
+/**
+ * For the objects of static-key candidates, the symbols a `minimal` kernel switches on to build them: core code
+ * (everything outside drivers/, sound/ and samples/, and x86 code of arch/) is built; a driver only when the base already builds
+ * it, since QEMU has none of that hardware and the build would grow by minutes; symbols matching CHANGES_THE_KERNEL or
+ * NOT_IN_GUEST never.
+ */
+export async function objectPlans(objects: string[], read: ReadText, base: ReadonlySet<string>): Promise<ObjectPlan[]> {
+  const out: ObjectPlan[] = [];
+  for (const object of [...new Set(objects)].sort()) {
+    const source = object.replace(/\.o$/, '.c');
+    if (source.startsWith('arch/') && !source.startsWith('arch/x86/')) {
+      out.push({ object, symbols: [], leftOff: `${source.split('/')[1]} code: the measured kernel is x86-64` });
+      continue;
+    }
+    if (source.startsWith('samples/')) {
+      out.push({ object, symbols: [], leftOff: 'sample code: no kernel anyone runs builds it' });
+      continue;
+    }
+    const symbols = ((await configSymbolsFor(source, read, base)) ?? []).filter((s) => !base.has(s));
+    const changing = symbols.find((s) => CHANGES_THE_KERNEL.test(s));
+    const absent = symbols.find((s) => NOT_IN_GUEST.test(s));
+    if (symbols.length === 0) out.push({ object, symbols });
+    else if (/^(drivers|sound)\//.test(source)) out.push({ object, symbols, leftOff: 'a driver the base config does not build (QEMU has no such hardware)' });
+    else if (changing) out.push({ object, symbols, leftOff: `CONFIG_${changing} is left off: it changes the kernel being measured` });
+    else if (absent) out.push({ object, symbols, leftOff: `CONFIG_${absent} is left off: the QEMU guest never runs that code` });
+    else out.push({ object, symbols });
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+// The boot test of a static-key series: build the series' kernel (the boot config family with lockdep, might_sleep
+// and the static-key-before-init check on), boot it under QEMU with the parameters that make its __setup/early_param
+// writers run (initcall writers run on every boot), run the default workload, and read the console for what went wrong.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chooseAccel } from '../boot/accel.js';
+import { BOOT_OFF, BOOT_SYMBOLS, LOCKDEP_SYMBOLS } from '../boot/config.js';
+import { bootGuest } from '../boot/guest.js';
+import { WORKLOADS } from '../boot/workloads.js';
+import { KernelBuild } from '../build/builder.js';
+import { gitRaw, readAtCommit } from '../tools/git.js';
+import { cacheDir } from '../tree/paths.js';
+import type { KernelTree } from '../tree/tree.js';
+import { sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
+import { addsStaticKey, keyWriters, writerParams, type KeyWriter } from './writers.js';
+
+export interface BootReport {
+  /** `minimal+lockdep`, or the config file's name with +lockdep. */
+  config: string;
+  accel: 'kvm' | 'tcg';
+  accelWhy: string;
+  /** The parameters given so that the writers run. */
+  params: string[];
+  writers: (KeyWriter & { file: string })[];
+  seconds: number;
+  consoleLog: string;
+  /** The console lines that fail the boot (a warning, a BUG, a lockdep report), or why the boot did not finish. */
+  failures: string[];
+  ok: boolean;
+  /** One line for reports and emitted cover letters. */
+  statement: string;
+}
+
+/** What fails a boot on the console: warnings, BUGs, lockdep and might_sleep reports, a static key used too early. */
+const FAILURE = /WARNING:|BUG:|Kernel panic|Oops|possible circular locking|possible recursive locking|inconsistent lock state|Invalid wait context|sleeping function called from invalid context|used before call to jump_label_init|blocked for more than/;
+
+/** The lockdep kernel boots slower under TCG; the default workload takes seconds. */
+const BOOT_TIMEOUT_MS = 900_000;
+
+/** Does the range add a static key (whoever wrote it)? Then check boots it. */
+export async function rangeAddsStaticKey(tree: KernelTree, base: string, tip: string): Promise<boolean> {
+  return addsStaticKey(await gitRaw(tree.root, ['diff', base, tip, '--', '*.c', '*.h']));
+}
+
+export async function bootCheck(tree: KernelTree, range: { base: string; tip: string }, opts: { config: string; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<BootReport> {
+  const log = opts.log ?? (() => {});
+  const files = (await gitRaw(tree.root, ['diff', '--name-only', range.base, range.tip])).split('\n').filter((f) => f.endsWith('.c'));
+  const writers: BootReport['writers'] = [];
+  for (const file of files) for (const w of keyWriters((await readAtCommit(tree.root, range.tip, file)) ?? '')) writers.push({ ...w, file });
+  const params = writerParams(writers);
+  const label = `${opts.config === 'minimal' || opts.config === 'defconfig' ? opts.config : path.basename(opts.config)}+lockdep`;
+  return withLockFile(sourceLock('boot-series', opts.env), async () => {
+    const source = await sourceAt(tree, range.tip, 'boot-series', opts.env);
+    const build = new KernelBuild(tree, source, { config: opts.config, flavour: 'lockdep', distcc: false, env: opts.env });
+    const objects = files.map((f) => f.replace(/\.c$/, '.o'));
+    const symbols: string[] = [];
+    for (const o of objects) symbols.push(...((await build.symbolsFor(o, (f) => readAtCommit(tree.root, range.tip, f))) ?? []));
+    await build.configure([...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...symbols], range.tip, BOOT_OFF);
+    log(`boot: building the series' ${label} kernel (${build.compiler}) in ${build.buildDir}`);
+    const built = await build.buildImage();
+    const workDir = path.join(cacheDir(opts.env), 'boot-check', path.basename(path.dirname(build.buildDir)), range.tip.slice(0, 12));
+    fs.mkdirSync(workDir, { recursive: true });
+    if (!built.ok) {
+      const why = `the ${label} kernel does not build: ${built.log.slice(-3).join(' / ')}`;
+      return { config: label, accel: 'tcg', accelWhy: 'not booted', params, writers, seconds: 0, consoleLog: '', failures: [why], ok: false, statement: why };
+    }
+    const bzImage = path.join(build.buildDir, 'arch/x86/boot/bzImage');
+    const accel = await chooseAccel(bzImage, opts.env);
+    log(`boot: booting it under ${accel.accel.toUpperCase()}${params.length ? ` with ${params.join(' ')}` : ''}`);
+    const run = await bootGuest({ bzImage, buildDir: build.buildDir, workDir, workload: WORKLOADS.default!, params, lateEvents: [], accel, timeoutMs: BOOT_TIMEOUT_MS, env: opts.env });
+    const failures = consoleFailures(fs.readFileSync(run.consoleLog, 'utf8'));
+    if (run.timedOut) failures.push(`the guest was stopped after ${BOOT_TIMEOUT_MS / 1000} s`);
+    else if (!run.reachedInit) failures.push('the kernel did not reach init');
+    else if (!run.finished) failures.push('init did not run the workload to its end');
+    else if (run.workloadStatus !== 0) failures.push(`the workload exited with status ${run.workloadStatus}`);
+    const ok = failures.length === 0;
+    return { config: label, accel: accel.accel, accelWhy: accel.why, params, writers, seconds: run.seconds, consoleLog: run.consoleLog, failures, ok, statement: statementOf(label, accel.accel, writers, params, ok) };
+  });
+}
+
+/** Each line that fails the boot, with the line after it (lockdep and might_sleep put the culprit there). */
+export function consoleFailures(text: string): string[] {
+  const lines = text.split(/\r?\n/).map((l) => l.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trimEnd());
+  const out: string[] = [];
+  for (const [i, l] of lines.entries()) {
+    if (!FAILURE.test(l)) continue;
+    out.push(l.replace(/^\[\s*[\d.]+\]\s*/, ''));
+    const next = lines[i + 1]?.replace(/^\[\s*[\d.]+\]\s*/, '');
+    if (next && !FAILURE.test(next)) out.push(`  ${next}`);
+    if (out.length >= 12) break;
+  }
+  return out;
+}
+
+/** "boots on x86-64 minimal+lockdep in QEMU/TCG, writers exercised: cgroup.memory=nosocket,nobpf" */
+function statementOf(label: string, accel: string, writers: KeyWriter[], params: string[], ok: boolean): string {
+  const initcalls = [...new Set(writers.filter((w) => w.runs === 'initcall').map((w) => `${w.function}()`))];
+  const exercised = [...params, ...initcalls.map((f) => `${f} (initcall)`)];
+  const elsewhere = [...new Set(writers.filter((w) => w.runs === 'elsewhere').map((w) => `${w.function}()`))];
+  const what = exercised.length ? `writers exercised: ${exercised.join(', ')}` : 'no writer runs at boot';
+  const rest = elsewhere.length ? `; not run by booting: ${elsewhere.join(', ')}` : '';
+  return `${ok ? 'boots clean' : 'does not boot clean'} on x86-64 ${label} in QEMU/${accel.toUpperCase()}, ${what}${rest}`;
+}

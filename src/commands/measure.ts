@@ -1,0 +1,45 @@
+// `kseries measure`: boot the tree and count how often each static-key candidate's test runs.
+import { measure, type MeasureReport } from '../measure/measure.js';
+import { openTree } from '../tree/tree.js';
+import { printJson, type GlobalOptions, type Io } from './io.js';
+
+export interface MeasureArgs {
+  config: string;
+  workload: string;
+  rev?: string;
+  fresh: boolean;
+}
+
+export async function measureCommand(io: Io, g: GlobalOptions, a: MeasureArgs): Promise<number> {
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  const report = await measure({ tree, ...a, env: io.env, log: (l) => io.err(l) });
+  if (g.json) printJson(io, report);
+  else io.out(formatMeasure(report));
+  return report.problems.length > 0 ? 1 : 0;
+}
+
+/** The hottest first; what was not measured counted by reason. */
+export function formatMeasure(r: MeasureReport): string {
+  const out: string[] = [];
+  const ws = r.boot.workloadSeconds;
+  out.push(`${r.config} kernel at ${r.commit.slice(0, 12)}, booted under ${r.accel.toUpperCase()} in ${r.boot.seconds} s (${r.accelWhy})${r.cached ? ', cached' : ''}`);
+  out.push(`workload ${r.workload}${ws !== undefined ? `: ${ws} s` : ''}; console log: ${r.boot.consoleLog}`);
+  for (const p of r.problems) out.push(`problem: ${p}`);
+  const measured = r.candidates.filter((c) => c.hits).sort((x, y) => (y.hits!.perSecond ?? -1) - (x.hits!.perSecond ?? -1) || (y.hits!.boot ?? -1) - (x.hits!.boot ?? -1));
+  out.push('');
+  out.push(`${'per s'.padStart(10)} ${'boot'.padStart(9)}  verdict flag (sites)`);
+  for (const c of measured) {
+    const h = c.hits!;
+    const n = (x: number | null) => (x === null ? '-' : String(x));
+    out.push(`${n(h.perSecond).padStart(10)} ${n(h.boot).padStart(9)}  ${c.verdict.padEnd(7)} ${c.file}:${c.line} ${c.variable} (${c.sites.filter((s) => !s.notMeasured).map((s) => s.site).join(', ')})`);
+  }
+  const why = new Map<string, number>();
+  for (const c of r.candidates.filter((x) => !x.hits)) {
+    const reason = c.notMeasured!.replace(/^\S+\.o not built in \S+.*$/, 'object not built in this config').replace(/^no test of .*$/, 'no conditional-jump test in the object code').replace(/^the kernel refused a kprobe.*$/, 'the kernel refused the kprobe');
+    why.set(reason, (why.get(reason) ?? 0) + 1);
+  }
+  out.push('');
+  out.push(`${measured.length} of ${r.candidates.length} auto/manual candidates measured; not measured (--json names each):`);
+  for (const [reason, n] of [...why].sort((a, b) => b[1] - a[1])) out.push(`  ${String(n).padStart(5)}  ${reason}`);
+  return out.join('\n');
+}

@@ -1,0 +1,285 @@
+// `kseries measure`: how often each static-key candidate's test runs in a booted kernel. Build a bootable kernel of
+// the tree, find every test of every candidate in its objects (the instructions the object-code proof finds), place a
+// kprobe event on each, boot it under QEMU with a workload, and read the hits from kprobe_profile.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chooseAccel } from '../boot/accel.js';
+import { BOOT_OFF, BOOT_SYMBOLS, objectPlans, type ObjectPlan } from '../boot/config.js';
+import { bootGuest, type GuestRun, type Profile } from '../boot/guest.js';
+import { WORKLOADS } from '../boot/workloads.js';
+import { KernelBuild } from '../build/builder.js';
+import { setSymbols } from '../build/kbuild.js';
+import { ToolFailedError, UsageError } from '../errors.js';
+import { elfSections, elfSymbols } from '../object-code/elf.js';
+import { flagTests } from '../object-code/flag-tests.js';
+import type { ObjSymbol } from '../object-code/parse.js';
+import type { FlagCandidate } from '../recipes/static-key/scan.js';
+import { scanStaticKeys } from '../scan/static-keys.js';
+import { archiveMembers, readObjectCode } from '../tools/binutils.js';
+import { readAtCommit } from '../tools/git.js';
+import { cacheDir } from '../tree/paths.js';
+import { commitOf, type KernelTree } from '../tree/tree.js';
+import { sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
+import { packEvents, type ProbeEvent } from './events.js';
+
+/** Bumped when what a cached measurement holds changes. */
+const FORMAT = 1;
+
+/** TCG boots a small kernel in seconds; a kernel with every hot test probed runs its workload slower. */
+const BOOT_TIMEOUT_MS = 600_000;
+
+export interface Hits {
+  /** Hits from the kernel's start of tracing (fs_initcall) until init ran; null when the probe was placed after boot. */
+  boot: number | null;
+  /** Hits per second of the workload; null for the `boot` workload. */
+  perSecond: number | null;
+  workload: string;
+  config: string;
+}
+
+export interface MeasureSite {
+  /** `function+0xoffset` in the built kernel. */
+  site: string;
+  /** What the kprobe event was placed on: the site, or its address where the function name is not unique. */
+  probe: string;
+  event: string;
+  /** Placed on the command line (counts from boot), else through tracefs after boot. */
+  atBoot: boolean;
+  /** In __init code (freed after boot: it can only be counted from the command line). */
+  init: boolean;
+  boot: number | null;
+  workload: number | null;
+  /** Why this site was not counted. */
+  notMeasured?: string;
+}
+
+export interface MeasuredCandidate {
+  file: string;
+  variable: string;
+  line: number;
+  verdict: FlagCandidate['verdict'];
+  object: string;
+  sites: MeasureSite[];
+  hits?: Hits;
+  /** `not measured: <why>`, never a zero. */
+  notMeasured?: string;
+}
+
+export interface MeasureReport {
+  commit: string;
+  config: string;
+  workload: string;
+  buildDir: string;
+  accel: 'kvm' | 'tcg';
+  accelWhy: string;
+  boot: Pick<GuestRun, 'cmdline' | 'seconds' | 'reachedInit' | 'finished' | 'workloadSeconds' | 'workloadStatus' | 'timedOut' | 'consoleLog'>;
+  /** What went wrong with the boot itself; empty when the guest ran the workload to its end. */
+  problems: string[];
+  candidates: MeasuredCandidate[];
+  cached: boolean;
+}
+
+export interface MeasureOptions {
+  tree: KernelTree;
+  /** minimal (default), defconfig, or a .config file. */
+  config: string;
+  workload: string;
+  /** The commit to measure (default HEAD). */
+  rev?: string;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+  /** Measure again even when a cached result exists. */
+  fresh?: boolean;
+}
+
+export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
+  const { tree } = opts;
+  const log = opts.log ?? (() => {});
+  const workload = WORKLOADS[opts.workload];
+  if (!workload) throw new UsageError(`--workload ${opts.workload}: no such workload`, `give one of: ${Object.keys(WORKLOADS).join(', ')}`);
+  const commit = await commitOf(tree, opts.rev ?? 'HEAD');
+  if (!commit) throw new UsageError(`${opts.rev ?? 'HEAD'} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
+  const candidates = (await scanStaticKeys(tree, [], commit)).filter((c) => c.verdict !== 'reject' && c.file.endsWith('.c'));
+
+  const cached = cacheFile(tree, commit, opts);
+  if (!opts.fresh && fs.existsSync(cached)) {
+    const known = JSON.parse(fs.readFileSync(cached, 'utf8')) as MeasureReport & { format?: number };
+    if (known.format === FORMAT) return { ...known, cached: true };
+  }
+  return withLockFile(sourceLock('boot', opts.env), async () => {
+    const source = await sourceAt(tree, commit, 'boot', opts.env);
+    const build = new KernelBuild(tree, source, { config: opts.config, flavour: 'boot', distcc: false, env: opts.env });
+    log(`configuring ${opts.config} in ${build.buildDir}`);
+    await build.configure(BOOT_SYMBOLS, commit, BOOT_OFF);
+    const read = (f: string) => readAtCommit(tree.root, commit, f);
+    const base = setSymbols(fs.readFileSync(path.join(build.buildDir, '.config'), 'utf8'));
+    const plans = await objectPlans(candidates.map((c) => objectOf(c)), read, base);
+    const extra = opts.config === 'minimal' ? [...new Set(plans.filter((p) => !p.leftOff).flatMap((p) => p.symbols))] : [];
+    const off = await build.configure([...BOOT_SYMBOLS, ...extra], commit, BOOT_OFF);
+    log(`building bzImage (${build.compiler}); a first build of the minimal config takes 10-20 minutes on 2 cores`);
+    const built = await build.buildImage();
+    if (!built.ok) throw new ToolFailedError(`the ${opts.config} boot kernel does not build: ${built.log.slice(-3).join(' / ')}`, `see make's output in ${build.buildDir}`);
+
+    const inKernel = new Set(await archiveMembers(path.join(build.buildDir, 'vmlinux.a')));
+    const kernel = kernelSymbols(path.join(build.buildDir, 'vmlinux'));
+    const measured: MeasuredCandidate[] = [];
+    const objects = new Map<string, Awaited<ReturnType<typeof readObjectCode>>>();
+    for (const c of candidates) {
+      const object = objectOf(c);
+      const m: MeasuredCandidate = { file: c.file, variable: c.variable, line: c.line, verdict: c.verdict, object, sites: [] };
+      measured.push(m);
+      if (!inKernel.has(object)) {
+        m.notMeasured = `${object} not built in ${opts.config}${whyNotBuilt(plans.find((p) => p.object === object), off)}`;
+        continue;
+      }
+      if (!objects.has(object)) objects.set(object, await readObjectCode(path.join(build.buildDir, object)));
+      const code = objects.get(object)!;
+      const tests = flagTests(code, c.variable);
+      if (tests.length === 0) {
+        m.notMeasured = `no test of ${c.variable} with a conditional jump in ${object} (the compiler folded it, or it is read only as a value)`;
+        continue;
+      }
+      for (const t of tests) {
+        const fn = code.symbols.find((s) => s.kind === 'F' && s.name === t.function && s.section === t.section);
+        const offset = t.address - (fn?.value ?? 0);
+        const site = `${t.function}+0x${offset.toString(16)}`;
+        const where = kernel.locate(t.function, path.posix.basename(c.file));
+        m.sites.push({
+          site,
+          probe: where ? (where.unique ? site : `0x${(where.symbol.value + offset).toString(16)}`) : site,
+          event: '',
+          atBoot: false,
+          init: where?.symbol.section === '.init.text',
+          boot: null,
+          workload: null,
+          notMeasured: where ? undefined : `${t.function} is not in vmlinux's symbol table`,
+        });
+      }
+    }
+
+    const events = packEvents(measured.flatMap((m) => m.sites.filter((s) => !s.notMeasured)));
+    const accel = await chooseAccel(path.join(build.buildDir, 'arch/x86/boot/bzImage'), opts.env);
+    log(`booting under ${accel.accel.toUpperCase()} (${accel.why}) with ${events.atBoot.length} kprobe events on the command line and ${events.late.length} added after boot; workload ${workload.name}`);
+    const workDir = path.dirname(cached);
+    const run = await bootGuest({
+      bzImage: path.join(build.buildDir, 'arch/x86/boot/bzImage'),
+      buildDir: build.buildDir,
+      workDir,
+      workload,
+      params: events.params,
+      lateEvents: events.late.map((e) => e.definition),
+      accel,
+      timeoutMs: BOOT_TIMEOUT_MS,
+      env: opts.env,
+    });
+    const problems = bootProblems(run);
+    for (const m of measured) countHits(m, run, problems, { workload: workload.name, config: opts.config }, events.byEvent);
+    const report: MeasureReport = {
+      commit,
+      config: opts.config,
+      workload: workload.name,
+      buildDir: build.buildDir,
+      accel: accel.accel,
+      accelWhy: accel.why,
+      boot: { cmdline: run.cmdline, seconds: run.seconds, reachedInit: run.reachedInit, finished: run.finished, workloadSeconds: run.workloadSeconds, workloadStatus: run.workloadStatus, timedOut: run.timedOut, consoleLog: run.consoleLog },
+      problems,
+      candidates: measured,
+      cached: false,
+    };
+    fs.writeFileSync(cached, `${JSON.stringify({ format: FORMAT, ...report }, null, 2)}\n`);
+    return report;
+  });
+}
+
+function objectOf(c: { file: string }): string {
+  return c.file.replace(/\.c$/, '.o');
+}
+
+/** `measure/<tree>/<commit>-<config>-<workload>/report.json` in kseries' cache; the console log is kept beside it. */
+function cacheFile(tree: KernelTree, commit: string, opts: MeasureOptions): string {
+  const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
+  const config = ['minimal', 'defconfig'].includes(opts.config) ? opts.config : `file-${createHash('sha1').update(fs.readFileSync(path.resolve(opts.config))).digest('hex').slice(0, 12)}`;
+  const dir = path.join(cacheDir(opts.env), 'measure', treeId, `${commit.slice(0, 12)}-${config}-${opts.workload}`);
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, 'report.json');
+}
+
+function whyNotBuilt(plan: ObjectPlan | undefined, off: Map<string, string>): string {
+  if (plan?.leftOff) return ` (${plan.leftOff})`;
+  const reason = plan?.symbols.map((s) => off.get(s)).find(Boolean);
+  return reason ? ` (${reason})` : '';
+}
+
+/** vmlinux's function symbols: where a function of a given source file is, and whether its name is unique. */
+function kernelSymbols(vmlinux: string) {
+  const image = fs.readFileSync(vmlinux);
+  const { symbols } = elfSymbols(image, elfSections(vmlinux, image));
+  const byName = new Map<string, { symbol: ObjSymbol; file: string }[]>();
+  let file = '';
+  for (const s of symbols) {
+    if (s.kind === 'f') file = s.name;
+    if (s.kind !== 'F') continue;
+    const list = byName.get(s.name) ?? [];
+    list.push({ symbol: s, file });
+    byName.set(s.name, list);
+  }
+  return {
+    /** The function `name` of the source file `basename` (a static function may have namesakes in other files). */
+    locate(name: string, basename: string): { symbol: ObjSymbol; unique: boolean } | undefined {
+      const all = byName.get(name) ?? [];
+      if (all.length === 1) return { symbol: all[0]!.symbol, unique: true };
+      const mine = all.filter((x) => x.file === basename);
+      return mine.length === 1 ? { symbol: mine[0]!.symbol, unique: false } : undefined;
+    },
+  };
+}
+
+function bootProblems(run: GuestRun): string[] {
+  const problems: string[] = [];
+  if (run.timedOut) problems.push(`the guest was stopped after ${BOOT_TIMEOUT_MS / 1000} s`);
+  if (!run.reachedInit) problems.push('the kernel did not reach init');
+  else if (!run.finished) problems.push('init did not run the workload to its end');
+  if (run.workloadStatus !== undefined && run.workloadStatus !== 0) problems.push(`the workload exited with status ${run.workloadStatus}`);
+  if (run.reachedInit && !run.profiles.boot) problems.push('the guest has no kprobe_profile (tracefs or kprobe events missing from the config)');
+  return problems;
+}
+
+/** Sum each candidate's sites: hits at boot (command-line events only) and per second of the workload. */
+function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[], label: { workload: string; config: string }, byEvent: Map<MeasureSite, ProbeEvent>): void {
+  if (m.notMeasured) return;
+  const { boot, before, after } = run.profiles;
+  const refused = new Set(run.refused);
+  for (const s of m.sites) {
+    const e = byEvent.get(s);
+    if (s.notMeasured || !e) {
+      s.notMeasured ??= 'the command line had no room for its init-code probe';
+      continue;
+    }
+    s.event = e.name;
+    s.atBoot = e.atBoot;
+    const at = (p: Profile | undefined) => p?.get(e.name);
+    if (refused.has(e.definition) || (after && at(after) === undefined)) {
+      s.notMeasured = `the kernel refused a kprobe at ${s.site}`;
+      continue;
+    }
+    s.boot = e.atBoot ? (at(boot) ?? null) : null;
+    const start = at(before);
+    const end = at(after);
+    s.workload = start !== undefined && end !== undefined ? end - start : null;
+  }
+  const counted = m.sites.filter((s) => !s.notMeasured);
+  if (problems.length > 0 || counted.length === 0) {
+    m.notMeasured = problems[0] ?? m.sites.map((s) => s.notMeasured).find(Boolean) ?? 'no site could be probed';
+    return;
+  }
+  const sum = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : xs.reduce<number>((n, x) => n + x!, 0));
+  const seconds = run.workloadSeconds;
+  const workloadHits = sum(counted.map((s) => s.workload));
+  m.hits = {
+    boot: sum(counted.map((s) => s.boot)),
+    perSecond: label.workload === 'boot' || !seconds || workloadHits === null ? null : Math.round((workloadHits / seconds) * 10) / 10,
+    workload: label.workload,
+    config: label.config,
+  };
+}

@@ -1,0 +1,201 @@
+// The pieces of a boot that need no kernel: what /init prints and how it is read, how kprobe events are packed on
+// the command line, which symbols a measured kernel gets, which writers a boot exercises, and what fails a boot.
+import { describe, expect, test } from 'vitest';
+import { objectPlans } from '../../src/boot/config.js';
+import { initScript, parseConsole } from '../../src/boot/guest.js';
+import { WORKLOADS } from '../../src/boot/workloads.js';
+import { consoleFailures } from '../../src/check/boot.js';
+import { addsStaticKey, keyWriters, writerParams } from '../../src/check/writers.js';
+import { packEvents } from '../../src/measure/events.js';
+
+describe('the console of a boot', () => {
+  const console_ = [
+    '[    0.000000] Linux version 6.12.57 (root@host) (gcc (Debian 12.2.0-14) 12.2.0)',
+    '@@kseries init',
+    '@@kseries profile boot',
+    '  ks0                                                    12               0',
+    '  ks1                                                     0               0',
+    '@@kseries end',
+    '@@kseries refused p:kseries/ks2 nosuch+0x4',
+    '@@kseries profile before',
+    '  ks0                                                    15               0',
+    '  ks1                                                     0               0',
+    '  ks3                                                     0               0',
+    '@@kseries end',
+    '@@kseries workload-start 1.52',
+    '[    2.100000] random: crng init done',
+    '@@kseries workload-end 4.02 0',
+    '@@kseries profile after',
+    '  ks0                                                  2515               0',
+    '  ks1                                                     7               0',
+    '  ks3                                                   300               0',
+    '@@kseries end',
+    '@@kseries done',
+  ].join('\r\n');
+
+  test('markers, the three kprobe_profile readings, refused events and the workload time are read', () => {
+    const c = parseConsole(console_);
+    expect(c).toMatchObject({ reachedInit: true, finished: true, workloadStatus: 0, workloadSeconds: 2.5, refused: ['p:kseries/ks2 nosuch+0x4'] });
+    expect(Object.fromEntries(c.profiles.boot!)).toEqual({ ks0: 12, ks1: 0 });
+    expect(c.profiles.after!.get('ks0')! - c.profiles.before!.get('ks0')!).toBe(2500);
+    expect(c.profiles.after!.get('ks3')).toBe(300);
+  });
+
+  test('a kernel that never reached init, or an init that did not finish, is seen as such', () => {
+    expect(parseConsole('[ 0.1] Kernel panic - not syncing: VFS: Unable to mount root fs')).toMatchObject({ reachedInit: false, finished: false });
+    const stuck = parseConsole('@@kseries init\n@@kseries workload-start 1.0\n');
+    expect(stuck).toMatchObject({ reachedInit: true, finished: false });
+    expect(stuck.workloadSeconds).toBeUndefined();
+  });
+
+  test('/init reads the profile at boot, adds the late events, runs the workload between two readings and powers off', () => {
+    const init = initScript();
+    expect(init.startsWith('#!/bin/busybox sh\n')).toBe(true);
+    const order = ['profile boot', '/kseries/events', 'profile before', 'sh /kseries/workload', 'profile after', 'say done', 'reboot -f'].map((s) => init.indexOf(s));
+    expect(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
+    expect(WORKLOADS.default!.script).toMatch(/nc -l -p 7777/);
+    expect(WORKLOADS.default!.script).toMatch(/cgroup\.procs/);
+  });
+});
+
+describe('kprobe events on the command line', () => {
+  const site = (probe: string, init = false) => ({ probe, init });
+
+  test('one kprobe_event= with the definitions comma-separated; what does not fit is added after boot', () => {
+    const sites = Array.from({ length: 80 }, (_, i) => site(`some_function_name_${i}+0x${(i * 4).toString(16)}`));
+    const packed = packEvents(sites);
+    expect(packed.params).toHaveLength(1);
+    expect(packed.params[0]).toMatch(/^kprobe_event=p:kseries\/ks0,some_function_name_0\+0x0;p:kseries\/ks1,/);
+    expect(packed.params[0]!.length).toBeLessThanOrEqual(2048 - 160);
+    expect(packed.atBoot.length).toBeGreaterThan(20);
+    expect(packed.late.length).toBe(80 - packed.atBoot.length);
+    expect(packed.late[0]!.definition).toMatch(/^p:kseries\/ks\d+ some_function_name_\d+\+0x[0-9a-f]+$/);
+    expect(packed.byEvent.get(sites[79]!)!.atBoot).toBe(false);
+  });
+
+  test('sites in __init code go first, and one that cannot be on the command line gets no event', () => {
+    const late = site('hot+0x10');
+    const init = site('setup_thing+0x4', true);
+    const packed = packEvents([late, init], 'kprobe_event='.length + 'p:kseries/ks0 setup_thing+0x4'.length);
+    expect(packed.atBoot.map((e) => e.definition)).toEqual(['p:kseries/ks0 setup_thing+0x4']);
+    expect(packed.late.map((e) => e.definition)).toEqual(['p:kseries/ks1 hot+0x10']);
+    const none = packEvents([init], 10);
+    expect(none.byEvent.has(init)).toBe(false);
+    expect(none.params).toEqual([]);
+  });
+});
+
+describe('the minimal config of a measurement', () => {
+  const files: Record<string, string> = {
+    Makefile: 'obj-y += kernel/ mm/ drivers/ net/ samples/\n',
+    'kernel/Makefile': 'obj-y += fork.o\nobj-$(CONFIG_RCU_TORTURE_TEST) += torture.o\n',
+    'mm/Makefile': 'obj-$(CONFIG_MEMCG) += memcontrol.o\n',
+    'drivers/Makefile': 'obj-$(CONFIG_FOO) += foo.o\n',
+    'net/Makefile': 'obj-$(CONFIG_BT) += bluetooth.o\n',
+    'samples/Makefile': 'obj-$(CONFIG_SAMPLES) += s.o\n',
+  };
+  const read = async (f: string) => files[f];
+
+  test('core objects get their symbols; drivers, samples, other architectures, tests and absent hardware stay out, each with why', async () => {
+    const plans = await objectPlans(['kernel/fork.o', 'mm/memcontrol.o', 'drivers/foo.o', 'kernel/torture.o', 'net/bluetooth.o', 'samples/s.o', 'arch/arm/x.o'], read, new Set());
+    const by = Object.fromEntries(plans.map((p) => [p.object, p]));
+    expect(by['kernel/fork.o']).toEqual({ object: 'kernel/fork.o', symbols: [] });
+    expect(by['mm/memcontrol.o']).toEqual({ object: 'mm/memcontrol.o', symbols: ['MEMCG'] });
+    expect(by['drivers/foo.o']!.leftOff).toMatch(/driver the base config does not build/);
+    expect(by['kernel/torture.o']!.leftOff).toBe('CONFIG_RCU_TORTURE_TEST is left off: it changes the kernel being measured');
+    expect(by['net/bluetooth.o']!.leftOff).toBe('CONFIG_BT is left off: the QEMU guest never runs that code');
+    expect(by['samples/s.o']!.leftOff).toMatch(/sample code/);
+    expect(by['arch/arm/x.o']!.leftOff).toMatch(/^arm code: the measured kernel is x86-64/);
+  });
+
+  test('a driver the base already builds needs nothing', async () => {
+    const [plan] = await objectPlans(['drivers/foo.o'], read, new Set(['FOO']));
+    expect(plan).toEqual({ object: 'drivers/foo.o', symbols: [] });
+  });
+});
+
+describe('the writers a boot exercises', () => {
+  const c = `static DEFINE_STATIC_KEY_FALSE(nosocket_key);
+static DEFINE_STATIC_KEY_FALSE(nobpf_key);
+static DEFINE_STATIC_KEY_FALSE(ready_key);
+static DEFINE_STATIC_KEY_TRUE(on_key);
+
+static int __init cgroup_memory(char *s)
+{
+	char *token;
+
+	while ((token = strsep(&s, ",")) != NULL) {
+		if (!strcmp(token, "nosocket"))
+			static_branch_enable(&nosocket_key);
+		if (!strcmp(token, "nobpf"))
+			static_branch_enable(&nobpf_key);
+	}
+	return 1;
+}
+__setup("cgroup.memory=", cgroup_memory);
+
+static int __init set_on(char *arg)
+{
+	bool v;
+
+	if (kstrtobool(arg, &v))
+		return -EINVAL;
+	if (!v)
+		static_branch_disable(&on_key);
+	return 0;
+}
+early_param("thing_on", set_on);
+
+static int __init ready(void)
+{
+	static_branch_enable(&ready_key);
+	return 0;
+}
+late_initcall(ready);
+
+void foo_set(bool on)
+{
+	if (on)
+		static_branch_enable(&ready_key);
+}
+`;
+
+  test('each write is placed in its function and registration, and __setup values come from the comparisons above it', () => {
+    const w = keyWriters(c);
+    expect(w.map((x) => [x.function, x.runs, x.param])).toEqual([
+      ['cgroup_memory', 'param', 'cgroup.memory=nosocket'],
+      ['cgroup_memory', 'param', 'cgroup.memory=nobpf'],
+      ['set_on', 'param', 'thing_on=0'],
+      ['ready', 'initcall', undefined],
+      ['foo_set', 'elsewhere', undefined],
+    ]);
+    expect(w[0]!.line).toBe(12);
+    expect(writerParams(w)).toEqual(['cgroup.memory=nosocket,nobpf', 'thing_on=0']);
+  });
+
+  test('a diff that adds a static key or a write of one is booted; other diffs are not', () => {
+    expect(addsStaticKey('+static DEFINE_STATIC_KEY_FALSE(k);\n')).toBe(true);
+    expect(addsStaticKey('+\t\tstatic_branch_enable(&k);\n')).toBe(true);
+    expect(addsStaticKey('-static DEFINE_STATIC_KEY_FALSE(k);\n+int x;\n')).toBe(false);
+  });
+});
+
+describe('what fails a boot', () => {
+  test('a might_sleep BUG, a lockdep report and a WARNING are quoted with the line after; an ordinary boot is clean', () => {
+    const log = [
+      '[    1.000000] Run /init as init process',
+      '[    1.200000] BUG: sleeping function called from invalid context at kernel/locking/mutex.c:585',
+      '[    1.200001] in_atomic(): 1, irqs_disabled(): 0, non_block: 0, pid: 1, name: swapper/0',
+      '[    1.300000] ======================================================',
+      '[    1.300001] WARNING: possible circular locking dependency detected',
+      '[    1.300002] 6.12.57 #1 Not tainted',
+    ].join('\n');
+    expect(consoleFailures(log)).toEqual([
+      'BUG: sleeping function called from invalid context at kernel/locking/mutex.c:585',
+      '  in_atomic(): 1, irqs_disabled(): 0, non_block: 0, pid: 1, name: swapper/0',
+      'WARNING: possible circular locking dependency detected',
+      '  6.12.57 #1 Not tainted',
+    ]);
+    expect(consoleFailures('[ 0.5] Freeing unused kernel image (initmem) memory: 1024K\n@@kseries done\n')).toEqual([]);
+  });
+});
