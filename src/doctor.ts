@@ -4,6 +4,7 @@ import path from 'node:path';
 import { gitRunRaw } from './tools/git.js';
 import { run, runRaw } from './tools/run.js';
 import { onPath } from './tools/which.js';
+import { busyboxPath, isStaticElf } from './boot/initramfs.js';
 
 export interface Requirement {
   what: string;
@@ -43,6 +44,7 @@ export async function checkRequirements(env: NodeJS.ProcessEnv = process.env): P
   // git send-email parses addresses with Mail::Address, which git-email only recommends.
   reqs.push({ what: 'Mail::Address (git send-email parses addresses with it)', package: 'libmailtools-perl', present: await hasPerlModule('Mail::Address') });
   for (const [file, pkg, why] of HEADERS) reqs.push({ what: `${path.basename(file)} (${why})`, package: pkg, present: fs.existsSync(file) });
+  reqs.push({ what: `a static busybox at ${busyboxPath(env)} (the initramfs of measure and boot checks)`, package: 'busybox-static', present: isStaticElf(busyboxPath(env)) });
   return reqs;
 }
 

@@ -4,8 +4,9 @@ import { benchCheck10 } from './check-10.js';
 import { benchEmit30 } from './emit-30.js';
 import { benchKprobeAnalyze } from './kprobe-analyze.js';
 import { benchScan } from './scan-tree.js';
+import { benchMeasure } from './measure-boot.js';
 import { formatResult } from './measure.js';
 
 const tree = (await provisionTree({ cwd: process.cwd(), log: (l) => console.error(l) })).tree;
 console.log(`kseries bench on Linux ${tree.version} at ${tree.root}`);
-for (const bench of [benchEmit30, benchCheck10, benchScan, benchKprobeAnalyze]) for (const r of [await bench(tree)].flat()) console.log(formatResult(r));
+for (const bench of [benchEmit30, benchCheck10, benchScan, benchKprobeAnalyze, benchMeasure]) for (const r of [await bench(tree)].flat()) console.log(formatResult(r));

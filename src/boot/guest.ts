@@ -49,6 +49,8 @@ export interface GuestRun {
   profiles: { boot?: Profile; before?: Profile; after?: Profile };
   /** Late event definitions tracefs refused. */
   refused: string[];
+  /** Why the kernel refused an event, by event name, as it said it on the console. */
+  eventErrors: Map<string, string>;
   consoleLog: string;
 }
 
@@ -61,6 +63,10 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
+# Kernel messages go to the log buffer only from here, so they cannot cut the readings in two; the buffer (what the
+# console already showed is cleared from it) is printed at the end.
+dmesg -c > /dev/null
+dmesg -n 1
 say() { echo "${MARK} $*"; }
 say init
 T=/sys/kernel/tracing
@@ -79,6 +85,7 @@ sh /kseries/workload
 status=$?
 say workload-end $(cut -d' ' -f1 /proc/uptime) $status
 if [ -e $T/kprobe_profile ]; then say profile after; cat $T/kprobe_profile; say end; fi
+say kernel-log; dmesg; say end
 say done
 reboot -f
 `;
@@ -111,13 +118,19 @@ export async function bootGuest(spec: GuestSpec): Promise<GuestRun> {
   return { accel: spec.accel.accel, cmdline: cmdline.join(' '), seconds, code: r.code, timedOut: r.code === 137, consoleLog, ...parseConsole(r.stdout) };
 }
 
-export function parseConsole(text: string): Pick<GuestRun, 'reachedInit' | 'finished' | 'workloadStatus' | 'workloadSeconds' | 'profiles' | 'refused'> {
+export function parseConsole(text: string): Pick<GuestRun, 'reachedInit' | 'finished' | 'workloadStatus' | 'workloadSeconds' | 'profiles' | 'refused' | 'eventErrors'> {
   const lines = text.split(/\r?\n/);
-  const out: ReturnType<typeof parseConsole> = { reachedInit: false, finished: false, profiles: {}, refused: [] };
+  const out: ReturnType<typeof parseConsole> = { reachedInit: false, finished: false, profiles: {}, refused: [], eventErrors: new Map() };
   let profile: Profile | undefined;
   let start: number | undefined;
+  let said = '';
   for (const line of lines) {
     const at = line.indexOf(MARK);
+    // trace_kprobe says why (a notrace function, ...), then "Failed to add event(-22): p:group/name ...".
+    const failed = /trace_kprobe: Failed to add event\((-?\d+)\): p:\w+\/(\w+)/.exec(line);
+    if (failed) out.eventErrors.set(failed[2]!, said || `error ${failed[1]}`);
+    const why = /trace_kprobe: (?!Failed to add event)(.*)$/.exec(line);
+    said = why ? why[1]!.trim() : failed ? '' : said;
     if (at < 0) {
       const m = profile && /^\s*(\S+)\s+(\d+)\s+(\d+)\s*$/.exec(line);
       if (m) profile!.set(m[1]!, Number(m[2]));

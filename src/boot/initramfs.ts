@@ -43,7 +43,7 @@ function write(dir: string, name: string, text: string): string {
 }
 
 /** An ELF executable without a PT_INTERP program header (no dynamic loader). */
-function isStaticElf(file: string): boolean {
+export function isStaticElf(file: string): boolean {
   let image: Buffer;
   try {
     image = fs.readFileSync(file);

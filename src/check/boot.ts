@@ -42,7 +42,12 @@ export async function rangeAddsStaticKey(tree: KernelTree, base: string, tip: st
   return addsStaticKey(await gitRaw(tree.root, ['diff', base, tip, '--', '*.c', '*.h']));
 }
 
-export async function bootCheck(tree: KernelTree, range: { base: string; tip: string }, opts: { config: string; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<BootReport> {
+/** `sandbox`: the series is someone else's code (review): its kernel is built under bubblewrap, as its patches are. */
+export async function bootCheck(
+  tree: KernelTree,
+  range: { base: string; tip: string },
+  opts: { config: string; sandbox?: boolean; env?: NodeJS.ProcessEnv; log?: (line: string) => void },
+): Promise<BootReport> {
   const log = opts.log ?? (() => {});
   const files = (await gitRaw(tree.root, ['diff', '--name-only', range.base, range.tip])).split('\n').filter((f) => f.endsWith('.c'));
   const writers: BootReport['writers'] = [];
@@ -51,7 +56,7 @@ export async function bootCheck(tree: KernelTree, range: { base: string; tip: st
   const label = `${opts.config === 'minimal' || opts.config === 'defconfig' ? opts.config : path.basename(opts.config)}+lockdep`;
   return withLockFile(sourceLock('boot-series', opts.env), async () => {
     const source = await sourceAt(tree, range.tip, 'boot-series', opts.env);
-    const build = new KernelBuild(tree, source, { config: opts.config, flavour: 'lockdep', distcc: false, env: opts.env });
+    const build = new KernelBuild(tree, source, { config: opts.config, flavour: 'lockdep', distcc: false, sandbox: opts.sandbox, env: opts.env });
     const objects = files.map((f) => f.replace(/\.c$/, '.o'));
     const symbols: string[] = [];
     for (const o of objects) symbols.push(...((await build.symbolsFor(o, (f) => readAtCommit(tree.root, range.tip, f))) ?? []));

@@ -99,7 +99,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log }) : undefined;
   const kunitFailed = kunit !== undefined && !kunit.ok;
   const boots = opts.build && opts.boot !== false && (await rangeAddsStaticKey(tree, opts.base, opts.tip));
-  const boot = boots ? await bootCheck(tree, opts, { config: opts.boot || 'minimal', env: opts.env, log: opts.log }) : undefined;
+  const boot = boots ? await bootCheck(tree, opts, { config: opts.boot || 'minimal', sandbox: opts.sandbox, env: opts.env, log: opts.log }) : undefined;
   const bootFailed = boot !== undefined && !boot.ok;
   const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || kunitFailed || bootFailed;
   return {

@@ -380,11 +380,11 @@ function optionChecks(io: Io) {
     /** --boot CONFIG of check (as bootConfig); --no-boot is false. */
     boot: checked((v) => (v === false ? false : bootConfig(single(v, '--boot'), '--boot'))),
 
-    /** A rate in hits per second: a number >= 0. */
+    /** A rate in hits per second: a whole number >= 0. */
     rate: (name: string) =>
       checked((v) => {
         const s = single(v, name);
-        if (!/^[0-9]+(\.[0-9]+)?$/.test(s)) throw new UsageError(`${name} ${shown(s)}: not a rate`, 'give hits per second as a number >= 0, e.g. 100');
+        if (!/^[0-9]+$/.test(s) || !Number.isSafeInteger(Number(s))) throw new UsageError(`${name} ${shown(s)}: not a rate`, 'give hits per second as a whole number >= 0, e.g. 100');
         return Number(s);
       }),
 

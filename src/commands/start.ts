@@ -15,19 +15,20 @@ import { printJson, type GlobalOptions, type Io } from './io.js';
 import { printEmitted, printGenerated } from './series.js';
 
 /**
- * The bounded selection of the static-keys recipe that npm start converts: flags of Linux 6.12 the scan marks auto
- * whose objects x86-64 defconfig builds, so every patch is built and proven in minutes. Two are set only by the
- * "cgroup.memory=" __setup() handler; the others by initcalls on every boot (tracepoints, ethtool netlink,
- * clocksource, printk kthreads).
+ * How many flags npm start converts: the hottest `auto` flags of a booted minimal kernel (kseries measure, default
+ * workload), each tested at least 100 times a second there.
  */
-export const DEMO_FLAGS = ['cgroup_memory_nosocket', 'cgroup_memory_nobpf', 'ok_to_free_tracepoints', 'ethnl_ok', 'finished_booting', 'printk_kthreads_ready'];
+export const DEMO_FLAGS = 4;
+
+/** The boot that picks them. */
+export const DEMO_RUNTIME = { config: 'minimal', workload: 'default' };
 
 /**
- * The built-in series npm start makes: the static-keys selection above, and the kprobe-post RFC (its draft and its
+ * The built-in series npm start makes: the hottest static-key conversions, and the kprobe-post RFC (its draft and its
  * check run the kprobes KUnit suite under QEMU on the base and on the series).
  */
 export const BUILT_IN_SERIES: { recipe: string; given: Record<string, string> }[] = [
-  { recipe: 'static-keys', given: { only: DEMO_FLAGS.join(',') } },
+  { recipe: 'static-keys', given: { top: String(DEMO_FLAGS) } },
   { recipe: 'kprobe-post', given: {} },
 ];
 
@@ -50,7 +51,7 @@ export async function start(io: Io, g: GlobalOptions): Promise<number> {
     io.err(`${s.recipe}: generating`);
     const recipe = loadRecipe(s.recipe, recipeDirs(g.recipes, io.env));
     const measure = { config: 'defconfig', distcc: false, env: io.env };
-    const gen = await generateSeries({ tree, recipe, given: s.given, from, measure, log: (l) => io.err(`${s.recipe}: ${l}`) });
+    const gen = await generateSeries({ tree, recipe, given: s.given, from, measure, runtime: DEMO_RUNTIME, log: (l) => io.err(`${s.recipe}: ${l}`) });
     const checkArgs = { series: gen.name, version: gen.version, config: 'defconfig', full: false, strict: false, build: true, distcc: false };
     if ((await check(g.json ? { ...io, out: () => {} } : io, g, checkArgs)) !== 0) return 1;
     // A rerun after the recipe (or your identity) changed makes a new version; its changelog says so, the range-diff shows what.

@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chooseAccel } from '../boot/accel.js';
 import { BOOT_OFF, BOOT_SYMBOLS, objectPlans, type ObjectPlan } from '../boot/config.js';
-import { bootGuest, type GuestRun, type Profile } from '../boot/guest.js';
+import { bootGuest, initScript, type GuestRun, type Profile } from '../boot/guest.js';
 import { WORKLOADS } from '../boot/workloads.js';
 import { KernelBuild } from '../build/builder.js';
 import { setSymbols } from '../build/kbuild.js';
 import { ToolFailedError, UsageError } from '../errors.js';
-import { elfSections, elfSymbols } from '../object-code/elf.js';
+import { elfSections, elfSymbols, elfSymbolValues } from '../object-code/elf.js';
 import { flagTests } from '../object-code/flag-tests.js';
 import type { ObjSymbol } from '../object-code/parse.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
@@ -77,6 +77,8 @@ export interface MeasureReport {
   /** What went wrong with the boot itself; empty when the guest ran the workload to its end. */
   problems: string[];
   candidates: MeasuredCandidate[];
+  /** Wall time of the steps: configure and build, finding the sites in the objects, boot + workload + readout. */
+  seconds: { build: number; sites: number; boot: number };
   cached: boolean;
 }
 
@@ -102,7 +104,7 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
   if (!commit) throw new UsageError(`${opts.rev ?? 'HEAD'} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
   const candidates = (await scanStaticKeys(tree, [], commit)).filter((c) => c.verdict !== 'reject' && c.file.endsWith('.c'));
 
-  const cached = cacheFile(tree, commit, opts);
+  const cached = cacheFile(commit, opts);
   if (!opts.fresh && fs.existsSync(cached)) {
     const known = JSON.parse(fs.readFileSync(cached, 'utf8')) as MeasureReport & { format?: number };
     if (known.format === FORMAT) return { ...known, cached: true };
@@ -110,6 +112,8 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
   return withLockFile(sourceLock('boot', opts.env), async () => {
     const source = await sourceAt(tree, commit, 'boot', opts.env);
     const build = new KernelBuild(tree, source, { config: opts.config, flavour: 'boot', distcc: false, env: opts.env });
+    const started = Date.now();
+    const since = (t: number) => Math.round((Date.now() - t) / 100) / 10;
     log(`configuring ${opts.config} in ${build.buildDir}`);
     await build.configure(BOOT_SYMBOLS, commit, BOOT_OFF);
     const read = (f: string) => readAtCommit(tree.root, commit, f);
@@ -121,6 +125,8 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
     const built = await build.buildImage();
     if (!built.ok) throw new ToolFailedError(`the ${opts.config} boot kernel does not build: ${built.log.slice(-3).join(' / ')}`, `see make's output in ${build.buildDir}`);
 
+    const buildSeconds = since(started);
+    const sitesStarted = Date.now();
     const inKernel = new Set(await archiveMembers(path.join(build.buildDir, 'vmlinux.a')));
     const kernel = kernelSymbols(path.join(build.buildDir, 'vmlinux'));
     const measured: MeasuredCandidate[] = [];
@@ -142,23 +148,25 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       }
       for (const t of tests) {
         const fn = code.symbols.find((s) => s.kind === 'F' && s.name === t.function && s.section === t.section);
-        const offset = t.address - (fn?.value ?? 0);
+        const offset = t.address - (fn?.value ?? t.address);
         const site = `${t.function}+0x${offset.toString(16)}`;
-        const where = kernel.locate(t.function, path.posix.basename(c.file));
+        const where = fn && kernel.locate(t.function, path.posix.basename(c.file));
         m.sites.push({
           site,
-          probe: where ? (where.unique ? site : `0x${(where.symbol.value + offset).toString(16)}`) : site,
+          probe: where ? (where.unique ? site : `0x${(where.address + BigInt(offset)).toString(16)}`) : site,
           event: '',
           atBoot: false,
           init: where?.symbol.section === '.init.text',
           boot: null,
           workload: null,
-          notMeasured: where ? undefined : `${t.function} is not in vmlinux's symbol table`,
+          notMeasured: where ? undefined : `${t.function} is not ${fn ? "in vmlinux's symbol table (or not once in its source file)" : `a function symbol of ${object}`}`,
         });
       }
     }
 
     const events = packEvents(measured.flatMap((m) => m.sites.filter((s) => !s.notMeasured)));
+    const sitesSeconds = since(sitesStarted);
+    const bootStarted = Date.now();
     const accel = await chooseAccel(path.join(build.buildDir, 'arch/x86/boot/bzImage'), opts.env);
     log(`booting under ${accel.accel.toUpperCase()} (${accel.why}) with ${events.atBoot.length} kprobe events on the command line and ${events.late.length} added after boot; workload ${workload.name}`);
     const workDir = path.dirname(cached);
@@ -185,6 +193,7 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       boot: { cmdline: run.cmdline, seconds: run.seconds, reachedInit: run.reachedInit, finished: run.finished, workloadSeconds: run.workloadSeconds, workloadStatus: run.workloadStatus, timedOut: run.timedOut, consoleLog: run.consoleLog },
       problems,
       candidates: measured,
+      seconds: { build: buildSeconds, sites: sitesSeconds, boot: since(bootStarted) },
       cached: false,
     };
     fs.writeFileSync(cached, `${JSON.stringify({ format: FORMAT, ...report }, null, 2)}\n`);
@@ -196,11 +205,14 @@ function objectOf(c: { file: string }): string {
   return c.file.replace(/\.c$/, '.o');
 }
 
-/** `measure/<tree>/<commit>-<config>-<workload>/report.json` in kseries' cache; the console log is kept beside it. */
-function cacheFile(tree: KernelTree, commit: string, opts: MeasureOptions): string {
-  const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
+/**
+ * `measure/<commit>-<config>-<workload>-<scripts>/report.json` in kseries' cache (a commit names the same source in
+ * every clone; <scripts> changes with /init or the workload); the console log is kept beside it.
+ */
+function cacheFile(commit: string, opts: MeasureOptions): string {
   const config = ['minimal', 'defconfig'].includes(opts.config) ? opts.config : `file-${createHash('sha1').update(fs.readFileSync(path.resolve(opts.config))).digest('hex').slice(0, 12)}`;
-  const dir = path.join(cacheDir(opts.env), 'measure', treeId, `${commit.slice(0, 12)}-${config}-${opts.workload}`);
+  const scripts = createHash('sha1').update(`${FORMAT}\n${initScript()}\n${WORKLOADS[opts.workload]!.script}`).digest('hex').slice(0, 8);
+  const dir = path.join(cacheDir(opts.env), 'measure', `${commit.slice(0, 12)}-${config}-${opts.workload}-${scripts}`);
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, 'report.json');
 }
@@ -214,23 +226,26 @@ function whyNotBuilt(plan: ObjectPlan | undefined, off: Map<string, string>): st
 /** vmlinux's function symbols: where a function of a given source file is, and whether its name is unique. */
 function kernelSymbols(vmlinux: string) {
   const image = fs.readFileSync(vmlinux);
-  const { symbols } = elfSymbols(image, elfSections(vmlinux, image));
-  const byName = new Map<string, { symbol: ObjSymbol; file: string }[]>();
+  const sections = elfSections(vmlinux, image);
+  const { symbols } = elfSymbols(image, sections);
+  const values = elfSymbolValues(image, sections);
+  type Found = { symbol: ObjSymbol; address: bigint; file: string };
+  const byName = new Map<string, Found[]>();
   let file = '';
-  for (const s of symbols) {
+  for (const [i, s] of symbols.entries()) {
     if (s.kind === 'f') file = s.name;
     if (s.kind !== 'F') continue;
     const list = byName.get(s.name) ?? [];
-    list.push({ symbol: s, file });
+    list.push({ symbol: s, address: values[i]!, file });
     byName.set(s.name, list);
   }
   return {
     /** The function `name` of the source file `basename` (a static function may have namesakes in other files). */
-    locate(name: string, basename: string): { symbol: ObjSymbol; unique: boolean } | undefined {
+    locate(name: string, basename: string): (Found & { unique: boolean }) | undefined {
       const all = byName.get(name) ?? [];
-      if (all.length === 1) return { symbol: all[0]!.symbol, unique: true };
+      if (all.length === 1) return { ...all[0]!, unique: true };
       const mine = all.filter((x) => x.file === basename);
-      return mine.length === 1 ? { symbol: mine[0]!.symbol, unique: false } : undefined;
+      return mine.length === 1 ? { ...mine[0]!, unique: false } : undefined;
     },
   };
 }
@@ -260,13 +275,18 @@ function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[], labe
     s.atBoot = e.atBoot;
     const at = (p: Profile | undefined) => p?.get(e.name);
     if (refused.has(e.definition) || (after && at(after) === undefined)) {
-      s.notMeasured = `the kernel refused a kprobe at ${s.site}`;
+      const why = run.eventErrors.get(e.name);
+      s.notMeasured = `the kernel refused a kprobe at ${s.site}${why ? `: ${why}` : ''}`;
+      continue;
+    }
+    const start = at(before);
+    const end = at(after);
+    if (start === undefined || end === undefined) {
+      s.notMeasured = `kprobe_profile has no reading of ${e.name} (${s.site})`;
       continue;
     }
     s.boot = e.atBoot ? (at(boot) ?? null) : null;
-    const start = at(before);
-    const end = at(after);
-    s.workload = start !== undefined && end !== undefined ? end - start : null;
+    s.workload = end - start;
   }
   const counted = m.sites.filter((s) => !s.notMeasured);
   if (problems.length > 0 || counted.length === 0) {

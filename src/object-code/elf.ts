@@ -89,6 +89,18 @@ export function elfSymbols(image: Buffer, sections: ElfSection[]): { symbols: Ob
   return { symbols, byIndex };
 }
 
+/**
+ * The exact value of each symbol of elfSymbols(), in the same order: a kernel address (0xffffffff8...) does not fit a
+ * JavaScript number without losing its low bits.
+ */
+export function elfSymbolValues(image: Buffer, sections: ElfSection[]): bigint[] {
+  const table = sections.find((s) => s.type === SHT_SYMTAB);
+  if (!table) return [];
+  const out: bigint[] = [];
+  for (let n = 1; n < table.size / 24; n++) out.push(image.readBigUInt64LE(table.offset + n * 24 + 8));
+  return out;
+}
+
 /** x86-64 relocation types by number, named as objdump names them. */
 const RELOCATION_TYPES = [
   'R_X86_64_NONE', 'R_X86_64_64', 'R_X86_64_PC32', 'R_X86_64_GOT32', 'R_X86_64_PLT32', 'R_X86_64_COPY', 'R_X86_64_GLOB_DAT', 'R_X86_64_JUMP_SLOT',

@@ -19,8 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
-test('generate static-keys --path mm: every auto flag, one patch per maintainer group, the figures in the messages', async () => {
-  const g = await run('generate', 'static-keys', '--path', 'mm', '--json');
+test('generate static-keys --path mm --min-rate 0: every auto flag, one patch per maintainer group, the figures and rates in the messages', async () => {
+  const g = await run('generate', 'static-keys', '--path', 'mm', '--min-rate', '0', '--json');
   expect(g.code, g.err).toBe(0);
   const r = JSON.parse(g.out) as { series: string; base: string; commits: { sha: string; subject: string }[]; unproven: string[] };
   expect(r.series).toBe('static-keys-mm');
@@ -34,13 +34,15 @@ test('generate static-keys --path mm: every auto flag, one patch per maintainer 
   expect(message).toContain('cgroup_memory_nosocket in mm/memcontrol.c is a bool flag that is set\nonly by the __setup() handler cgroup_memory()');
   expect(message).toContain('\n    mem_cgroup_css_free(): cmpb+je 9 bytes -> nop 2 bytes\n');
   expect(message).toContain('\n    in all: 2 tests, 4 insns/22 bytes -> 2 jump labels, 2 insns/4 bytes\n');
+  // The rate measured in the booted minimal kernel (kseries measure, cached per commit), or why there is none.
+  expect(message.replace(/\n/g, ' ')).toMatch(/Measured in an x86-64 minimal kernel under QEMU\/(KVM|TCG), a kprobe event on each test: its tests ran [\d.]+ times per second of the default workload/);
   const diff = git(tree.root, 'show', '--format=', r.commits[1]!.sha);
   expect(diff.match(/^\+#include <linux\/jump_label.h>$/gm)).toHaveLength(1);
   expect(diff).toContain('+static DEFINE_STATIC_KEY_FALSE_RO(cgroup_memory_nobpf_key);');
   expect(git(tree.root, 'show', '--stat', '--format=', r.commits[1]!.sha).trim()).toMatch(/^mm\/memcontrol\.c \| +\d+ [+-]+\n 1 file changed/);
 
   // check builds each patch and proves each conversion again; percpu's helper stops being inlined, which it reports.
-  const c = await run('check', 'static-keys-mm', '--out', out, '--json');
+  const c = await run('check', 'static-keys-mm', '--out', out, '--no-boot', '--json');
   expect(c.err).toBe('');
   expect(c.code).toBe(1);
   const report = JSON.parse(c.out) as CheckReport;
@@ -72,6 +74,9 @@ test('--only takes exactly the named flags, and refuses a flag the scan does not
   const unknown = await run('generate', 'static-keys', '--path', 'mm', '--only', 'no_such_flag', '--no-build');
   expect(unknown.code).toBe(2);
   expect(unknown.err).toMatch(/^kseries: --only no_such_flag: no flag candidate of that name under mm/);
+  const cold = await run('generate', 'static-keys', '--path', 'mm', '--no-build');
+  expect(cold.code).toBe(2);
+  expect(cold.err).toMatch(/^kseries: static-keys: nothing was measured, so no flag under mm is known to be tested 100 times per second/);
   const wrong = await run('generate', 'static-key', '--path', 'mm');
   expect(wrong.code).toBe(2);
   expect(wrong.err).toMatch(/^kseries: recipe static-key takes no --path/);

@@ -4,7 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { objectPlans } from '../../src/boot/config.js';
 import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
-import { consoleFailures } from '../../src/check/boot.js';
+import { consoleFailures, type BootReport } from '../../src/check/boot.js';
+import { formatBoot } from '../../src/check/report.js';
 import { addsStaticKey, keyWriters, writerParams } from '../../src/check/writers.js';
 import { packEvents } from '../../src/measure/events.js';
 
@@ -39,6 +40,15 @@ describe('the console of a boot', () => {
     expect(Object.fromEntries(c.profiles.boot!)).toEqual({ ks0: 12, ks1: 0 });
     expect(c.profiles.after!.get('ks0')! - c.profiles.before!.get('ks0')!).toBe(2500);
     expect(c.profiles.after!.get('ks3')).toBe(300);
+  });
+
+  test('why the kernel refused a command-line event is taken from what trace_kprobe printed before it', () => {
+    const c = parseConsole([
+      '[    0.81] trace_kprobe: Could not probe notrace function tsc_init',
+      '[    0.81] trace_kprobe: Failed to add event(-22): p:kseries/ks46 tsc_init+0x38',
+      '[    0.82] trace_kprobe: Failed to add event(-84): p:kseries/ks27 0xffffffff81dac000',
+    ].join('\n'));
+    expect(Object.fromEntries(c.eventErrors)).toEqual({ ks46: 'Could not probe notrace function tsc_init', ks27: 'error -84' });
   });
 
   test('a kernel that never reached init, or an init that did not finish, is seen as such', () => {
@@ -198,4 +208,24 @@ describe('what fails a boot', () => {
     ]);
     expect(consoleFailures('[ 0.5] Freeing unused kernel image (initmem) memory: 1024K\n@@kseries done\n')).toEqual([]);
   });
+});
+
+test('the boot in the check report: the statement, each writer and how it ran, the failing lines', () => {
+  const b: BootReport = {
+    config: 'minimal+lockdep', accel: 'tcg', accelWhy: '/dev/kvm is missing', params: ['cgroup.memory=nosocket'], seconds: 41.5, consoleLog: '/c/console.log',
+    writers: [
+      { file: 'mm/memcontrol.c', line: 7, function: 'cgroup_memory', call: 'static_branch_enable(&k);', runs: 'param', param: 'cgroup.memory=nosocket' },
+      { file: 'kernel/panic.c', line: 9, function: 'p_init', call: 'static_branch_enable(&p);', runs: 'initcall' },
+    ],
+    failures: ['BUG: sleeping function called from invalid context at kernel/cpu.c:1', '  in_atomic(): 1'], ok: false,
+    statement: 'does not boot clean on x86-64 minimal+lockdep in QEMU/TCG, writers exercised: cgroup.memory=nosocket, p_init() (initcall)',
+  };
+  expect(formatBoot(b)).toEqual([
+    'boot FAILED: does not boot clean on x86-64 minimal+lockdep in QEMU/TCG, writers exercised: cgroup.memory=nosocket, p_init() (initcall) (41.5 s; /dev/kvm is missing)',
+    '  writer mm/memcontrol.c:7 cgroup_memory(): runs with cgroup.memory=nosocket',
+    '  writer kernel/panic.c:9 p_init(): an initcall: runs on every boot',
+    '  | BUG: sleeping function called from invalid context at kernel/cpu.c:1',
+    '  |   in_atomic(): 1',
+    '  console log: /c/console.log',
+  ]);
 });

@@ -73,6 +73,13 @@ describe('a bad option value is refused at parse time, naming the option', () =>
     ['tree init --from nosuch', ['tree', 'init', '--from', '/nonexistent/linux'], /--from \/nonexistent\/linux: no such folder/],
     ['tree frob', ['tree', 'frob'], /action "frob": not one of init, show/],
     ['scan with an unknown --flag', ['scan', 'static-keys', '--paths', 'mm'], /Unknown argument: paths/],
+    ['measure --config allmodconfig', ['measure', '--config', 'allmodconfig'], /--config allmodconfig: neither minimal, defconfig nor a file/],
+    ['measure --workload nosuch', ['measure', '--workload', 'nosuch'], /--workload "nosuch": not one of boot, default/],
+    ['scan --measure --config nosuch', ['scan', 'static-keys', '--measure', '--config', 'nosuch'], /--config nosuch: neither minimal/],
+    ['generate --min-rate abc', ['generate', 'static-keys', '--min-rate', 'abc'], /--min-rate abc: not a rate/],
+    ['generate --min-rate -5', ['generate', 'static-keys', '--min-rate=-5'], /--min-rate -5: not a rate/],
+    ['generate --min-rate 2.5', ['generate', 'static-keys', '--min-rate', '2.5'], /--min-rate 2\.5: not a rate/],
+    ['check --boot nosuch', ['check', '--boot', 'nosuch.config'], /--boot nosuch\.config: neither minimal, defconfig nor a file/],
   ])('%s', async (_what, args, message) => {
     await expectRefused(args, message);
   });
@@ -87,6 +94,11 @@ describe('a good option value passes to the command (which then finds no tree)',
     ['check --config allmodconfig --no-kunit', ['check', '--config', 'allmodconfig', '--no-kunit']],
     ['check --range', ['check', '--range', 'a..b']],
     ['scan --path', ['scan', 'static-keys', '--path', 'mm/', '--path', 'kernel/sched']],
+    ['measure --config defconfig --workload boot', ['measure', '--config', 'defconfig', '--workload', 'boot', '--fresh']],
+    ['scan --measure', ['scan', 'static-keys', '--measure', '--workload', 'default']],
+    ['generate --min-rate 250', ['generate', 'static-keys', '--min-rate', '250', '--workload', 'boot']],
+    ['check --no-boot', ['check', '--no-boot']],
+    ['check --boot defconfig', ['check', '--boot', 'defconfig']],
   ])('%s', async (_what, args) => {
     await expectRefused(args, /no kernel tree at .*kseries-no-such-tree/);
   });

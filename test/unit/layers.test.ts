@@ -32,6 +32,8 @@ const FORBIDDEN: Record<string, string[]> = {
   series: ['review', 'commands', 'cli'],
   review: ['series', 'commands', 'cli'],
   'object-code': ['check', 'series', 'review', 'commands', 'cli', 'recipes'],
+  boot: ['check', 'series', 'review', 'commands', 'cli', 'recipes', 'scan', 'measure'],
+  measure: ['check', 'series', 'review', 'commands', 'cli'],
 };
 
 test('no layer imports a layer above it (check imports no series, series and review not each other)', () => {
