@@ -59,7 +59,7 @@ function registrations(text: string): Map<string, { param?: string }> {
     const early = m[0].includes('early_param');
     out.set(m[2]!, { param: early ? `${m[1]}=` : m[1]! });
   }
-  for (const m of text.matchAll(/^\s*(?:(?:pure|core|postcore|arch|subsys|fs|rootfs|device|late)_initcall(?:_sync)?|module_init|__initcall|console_initcall)\(\s*(\w+)\s*\)/gm)) {
+  for (const m of text.matchAll(/^\s*(?:(?:early|pure|core|postcore|arch|subsys|fs|rootfs|device|late)_initcall(?:_sync)?|module_init|__initcall|console_initcall)\(\s*(\w+)\s*\)/gm)) {
     if (!out.has(m[1]!)) out.set(m[1]!, {});
   }
   return out;

@@ -2,7 +2,9 @@
 import path from 'node:path';
 import { checkRequirements, installPackages, missingPackages } from '../doctor.js';
 import { isRoot } from '../system.js';
-import { MissingToolError } from '../errors.js';
+import { MissingToolError, ToolFailedError } from '../errors.js';
+import { measure } from '../measure/measure.js';
+import type { KernelTree } from '../tree/tree.js';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import { emitSeries } from '../series/emit.js';
 import { generateSeries } from '../series/generate.js';
@@ -16,21 +18,38 @@ import { printEmitted, printGenerated } from './series.js';
 
 /**
  * How many flags npm start converts: the hottest `auto` flags of a booted minimal kernel (kseries measure, default
- * workload), each tested at least 100 times a second there.
+ * workload) that were tested at all there and whose conversion the draft's object code proves.
  */
 export const DEMO_FLAGS = 4;
 
 /** The boot that picks them. */
 export const DEMO_RUNTIME = { config: 'minimal', workload: 'default' };
 
+/** The built-in series npm start makes: the hottest static-key conversions, and the kprobe-post RFC. */
+export const BUILT_IN_SERIES = ['static-keys', 'kprobe-post'];
+
 /**
- * The built-in series npm start makes: the hottest static-key conversions, and the kprobe-post RFC (its draft and its
- * check run the kprobes KUnit suite under QEMU on the base and on the series).
+ * The parameters of a built-in series, and for static-keys how to plan again without flags the draft refutes: the
+ * measured `auto` flags with a nonzero rate, hottest first (`file:flag` for --only).
  */
-export const BUILT_IN_SERIES: { recipe: string; given: Record<string, string> }[] = [
-  { recipe: 'static-keys', given: { top: String(DEMO_FLAGS) } },
-  { recipe: 'kprobe-post', given: {} },
-];
+async function demoParams(recipe: string, tree: KernelTree, io: Io): Promise<{ given: Record<string, string>; replan?: (refuted: string[]) => Record<string, string> | undefined }> {
+  if (recipe !== 'static-keys') return { given: {} };
+  const m = await measure({ tree, ...DEMO_RUNTIME, env: io.env, log: (l) => io.err(`static-keys: ${l}`) });
+  let pool = m.candidates
+    .filter((c) => c.verdict === 'auto' && (c.hits?.perSecond ?? 0) > 0)
+    .sort((a, b) => b.hits!.perSecond! - a.hits!.perSecond!)
+    .map((c) => ({ flag: c.variable, only: `${c.file}:${c.variable}` }));
+  if (pool.length === 0) throw new ToolFailedError(`no auto flag was tested in the measured ${DEMO_RUNTIME.config} kernel (${m.problems.join('; ') || 'all rates 0'})`, `see kseries measure; console log: ${m.boot.consoleLog}`);
+  const given = () => ({ only: pool.slice(0, DEMO_FLAGS).map((p) => p.only).join(',') });
+  return {
+    given: given(),
+    replan: (refuted) => {
+      const out = new Set(refuted.map((claim) => claim.split(' ')[0]));
+      pool = pool.filter((p) => !out.has(p.flag));
+      return pool.length ? given() : undefined;
+    },
+  };
+}
 
 const DEMO_AUTHOR = 'kseries demo <kseries-demo@example.org>';
 
@@ -47,11 +66,12 @@ export async function start(io: Io, g: GlobalOptions): Promise<number> {
     return DEMO_AUTHOR;
   });
   const made = [];
-  for (const s of BUILT_IN_SERIES) {
-    io.err(`${s.recipe}: generating`);
-    const recipe = loadRecipe(s.recipe, recipeDirs(g.recipes, io.env));
-    const measure = { config: 'defconfig', distcc: false, env: io.env };
-    const gen = await generateSeries({ tree, recipe, given: s.given, from, measure, runtime: DEMO_RUNTIME, log: (l) => io.err(`${s.recipe}: ${l}`) });
+  for (const id of BUILT_IN_SERIES) {
+    io.err(`${id}: generating`);
+    const recipe = loadRecipe(id, recipeDirs(g.recipes, io.env));
+    const build = { config: 'defconfig', distcc: false, env: io.env };
+    const { given, replan } = await demoParams(id, tree, io);
+    const gen = await generateSeries({ tree, recipe, given, from, measure: build, runtime: DEMO_RUNTIME, replan, log: (l) => io.err(`${id}: ${l}`) });
     const checkArgs = { series: gen.name, version: gen.version, config: 'defconfig', full: false, strict: false, build: true, distcc: false };
     if ((await check(g.json ? { ...io, out: () => {} } : io, g, checkArgs)) !== 0) return 1;
     // A rerun after the recipe (or your identity) changed makes a new version; its changelog says so, the range-diff shows what.
@@ -59,7 +79,7 @@ export async function start(io: Io, g: GlobalOptions): Promise<number> {
     const out = await emitSeries({ tree, name: gen.name, version: gen.version, out: path.resolve(io.cwd, 'out'), fallbackNotes });
     // The two halves agree: what kseries emits, kseries review (apply, checkpatch, rules, recipients) finds clean.
     const reviewed = await reviewSeries({ tree, input: out.mbox, build: false, trust: false, strict: false, config: 'defconfig', distcc: false, env: io.env });
-    io.err(`${s.recipe}: kseries review of the emitted mails: ${reviewed.report.verdict}`);
+    io.err(`${id}: kseries review of the emitted mails: ${reviewed.report.verdict}`);
     if (reviewed.report.verdict !== 'clean') {
       io.err(formatReview(reviewed.report));
       return 1;

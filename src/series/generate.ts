@@ -41,7 +41,15 @@ export interface GenerateOptions {
   runtime?: { config: string; workload: string };
   /** Progress lines (the draft build takes a while). */
   log?: (line: string) => void;
+  /**
+   * When the draft's proofs refute some claims (`flag -> key`), the parameters of another try without them, or
+   * undefined to keep the series as it is (at most REPLANS tries). Nothing refuted is ever committed on a branch.
+   */
+  replan?: (refuted: string[]) => Record<string, string> | undefined;
 }
+
+/** Drafts generate makes at most for one series when replan asks for another try. */
+const REPLANS = 3;
 
 export interface GenerateResult {
   name: string;
@@ -64,15 +72,26 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const author = await authorIdent(tree, opts.from);
   const services = await treeServices(tree, base);
   if (opts.recipe.manifest.measure && opts.runtime) services.runtime = await runtimeEvidence(tree, base, opts.runtime, opts.measure?.env, opts.log);
-  const input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services };
+  let input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services };
   let plan = await planSeries(input);
   const proves = !!opts.recipe.code?.verify;
   const kunit = opts.recipe.manifest.kunit;
   if (!opts.measure || (!proves && !kunit)) return applyPlan({ tree, plan, base, author, version: opts.version });
   const what = [proves ? `build it (${opts.measure.config}) to measure the object code` : '', kunit ? 'run KUnit on it and on the base' : ''].filter(Boolean).join(', and ');
-  opts.log?.(`making a draft of ${plan.patches.length} patch${plan.patches.length === 1 ? '' : 'es'} to ${what}`);
-  const draft = await withLock(tree, () => commitPlan(tree, base, plan.patches, author));
-  const built = proves ? await proveRange({ ...opts.measure, tree, base, tip: draft.tip }) : undefined;
+  let draft: { tip: string };
+  let built: Awaited<ReturnType<typeof proveRange>> | undefined;
+  for (let attempt = 1; ; attempt++) {
+    opts.log?.(`making a draft of ${plan.patches.length} patch${plan.patches.length === 1 ? '' : 'es'} to ${what}`);
+    const drafted = plan;
+    draft = await withLock(tree, () => commitPlan(tree, base, drafted.patches, author));
+    built = proves ? await proveRange({ ...opts.measure, tree, base, tip: draft.tip }) : undefined;
+    const refuted = (built?.proofs ?? []).flat().filter((p) => !p.ok).map((p) => p.claim);
+    const next = refuted.length && attempt < REPLANS ? opts.replan?.(refuted) : undefined;
+    if (!next) break;
+    opts.log?.(`the draft's object code refutes ${refuted.join(', ')}: planning again without ${refuted.length === 1 ? 'it' : 'them'}`);
+    input = { ...input, given: next };
+    plan = await planSeries(input);
+  }
   const measured = built?.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
   const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log }) : undefined;
   plan = await planSeries({ ...input, measured, prepared: plan.prepared, kunit: evidence ? kunitVars(evidence) : false });
