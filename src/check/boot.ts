@@ -12,7 +12,7 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
-import { addsStaticKey, keyWriters, writerParams, type KeyWriter } from './writers.js';
+import { addsStaticKey, keysAdded, keyWriters, writerParams, type KeyWriter } from './writers.js';
 
 export interface BootReport {
   /** `minimal+lockdep`, or the config file's name with +lockdep. */
@@ -50,8 +50,12 @@ export async function bootCheck(
 ): Promise<BootReport> {
   const log = opts.log ?? (() => {});
   const files = (await gitRaw(tree.root, ['diff', '--name-only', range.base, range.tip])).split('\n').filter((f) => f.endsWith('.c'));
+  // The writers of the keys the series adds or writes, not of every key those files switch.
+  const keys = keysAdded(await gitRaw(tree.root, ['diff', range.base, range.tip, '--', '*.c', '*.h']));
   const writers: BootReport['writers'] = [];
-  for (const file of files) for (const w of keyWriters((await readAtCommit(tree.root, range.tip, file)) ?? '')) writers.push({ ...w, file });
+  for (const file of files) {
+    for (const w of keyWriters((await readAtCommit(tree.root, range.tip, file)) ?? '')) if (w.key && keys.has(w.key)) writers.push({ ...w, file });
+  }
   const params = writerParams(writers);
   const label = `${opts.config === 'minimal' || opts.config === 'defconfig' ? opts.config : path.basename(opts.config)}+lockdep`;
   return withLockFile(sourceLock('boot-series', opts.env), async () => {

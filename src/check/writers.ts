@@ -8,6 +8,8 @@ export interface KeyWriter {
   line: number;
   /** The call, as written. */
   call: string;
+  /** The key it switches (`&key` or `&key.key`), when the call names one. */
+  key?: string;
   /** How it runs at boot: every boot, with a parameter, or not by booting (called from elsewhere). */
   runs: 'initcall' | 'param' | 'elsewhere';
   /** The kernel parameter that makes it run (`cgroup.memory=nosocket`), for `param`. */
@@ -19,7 +21,23 @@ const WRITE = /\b(static_branch_(?:enable|disable)|static_key_(?:enable|disable|
 
 /** Does this diff add a static key or a write of one? (The conversions `check` boots.) */
 export function addsStaticKey(diff: string): boolean {
-  return /^\+.*\b(DEFINE_STATIC_KEY_(?:TRUE|FALSE)|static_branch_(?:enable|disable|inc|dec))\b/m.test(diff);
+  return keysAdded(diff).size > 0;
+}
+
+/** The keys a diff defines or adds a write of, on its `+` lines. */
+export function keysAdded(diff: string): Set<string> {
+  const keys = new Set<string>();
+  for (const line of diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++'))) {
+    for (const m of line.matchAll(/\bDEFINE_STATIC_KEY_(?:TRUE|FALSE)(?:_RO)?\(\s*(\w+)\s*\)/g)) keys.add(m[1]!);
+    const w = WRITE.exec(line);
+    const k = w && keyOf(line.slice(w.index));
+    if (k) keys.add(k);
+  }
+  return keys;
+}
+
+function keyOf(call: string): string | undefined {
+  return /\(\s*&\s*(\w+)/.exec(call)?.[1];
 }
 
 export function keyWriters(text: string): KeyWriter[] {
@@ -32,7 +50,7 @@ export function keyWriters(text: string): KeyWriter[] {
     const fn = functionAround(lines, i);
     if (!fn) continue;
     const reg = registered.get(fn.name);
-    const writer: KeyWriter = { function: fn.name, line: i + 1, call: line.trim(), runs: reg ? (reg.param === undefined ? 'initcall' : 'param') : 'elsewhere' };
+    const writer: KeyWriter = { function: fn.name, line: i + 1, call: line.trim(), key: keyOf(line.slice(m.index)), runs: reg ? (reg.param === undefined ? 'initcall' : 'param') : 'elsewhere' };
     if (reg?.param !== undefined) writer.param = paramFor(reg.param, lines.slice(fn.start, i + 1), m[1]!);
     out.push(writer);
   }

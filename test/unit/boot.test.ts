@@ -6,7 +6,7 @@ import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
 import { consoleFailures, type BootReport } from '../../src/check/boot.js';
 import { formatBoot } from '../../src/check/report.js';
-import { addsStaticKey, keyWriters, writerParams } from '../../src/check/writers.js';
+import { addsStaticKey, keysAdded, keyWriters, writerParams } from '../../src/check/writers.js';
 import { packEvents } from '../../src/measure/events.js';
 
 describe('the console of a boot', () => {
@@ -180,6 +180,7 @@ void foo_set(bool on)
       ['foo_set', 'elsewhere', undefined],
     ]);
     expect(w[0]!.line).toBe(12);
+    expect(w.map((x) => x.key)).toEqual(['nosocket_key', 'nobpf_key', 'on_key', 'ready_key', 'ready_key']);
     expect(writerParams(w)).toEqual(['cgroup.memory=nosocket,nobpf', 'thing_on=0']);
   });
 
@@ -187,6 +188,7 @@ void foo_set(bool on)
     expect(addsStaticKey('+static DEFINE_STATIC_KEY_FALSE(k);\n')).toBe(true);
     expect(addsStaticKey('+\t\tstatic_branch_enable(&k);\n')).toBe(true);
     expect(addsStaticKey('-static DEFINE_STATIC_KEY_FALSE(k);\n+int x;\n')).toBe(false);
+    expect([...keysAdded('+static DEFINE_STATIC_KEY_FALSE_RO(a_key);\n+\t\tstatic_branch_enable(&b_key);\n \tstatic_branch_inc(&c_key);\n')]).toEqual(['a_key', 'b_key']);
   });
 });
 
