@@ -57,6 +57,15 @@ describe('selection by measured rate', () => {
     expect((await plan({ minRate: '0', top: '2' })).patches.map((x) => x.subject)).toEqual(['mm: b: Convert hot_flag to a static key', 'net: c: Convert warm_flag to a static key']);
   });
 
+  test('--min-rate 0 sets no threshold: a flag that was not measured comes last, its message saying why', async () => {
+    const rt: RuntimeEvidence = { ...runtime, of: (_f, v) => (v === 'cold_flag' ? { notMeasured: 'kernel/a.o not built in minimal' } : RATES[v]) };
+    const p = await plan({ minRate: '0' }, rt);
+    expect(p.patches.map((x) => x.subject)).toEqual(['a: Convert cold_flag to a static key', 'mm: b: Convert hot_flag to a static key', 'net: c: Convert warm_flag to a static key']);
+    const cover = p.cover.body;
+    expect(cover.indexOf('warm_flag')).toBeLessThan(cover.indexOf('cold_flag'));
+    expect(p.patches[0]!.body.replace(/\n/g, ' ')).toContain('kernel/a.o not built in minimal.');
+  });
+
   test('no flag reaches the rate: one error naming the hottest', async () => {
     await expect(plan({ minRate: '100000' })).rejects.toThrow(/no auto flag is tested 100000 times per second in the default workload \(3 of 3 measured; the hottest: hot_flag at 52000\/s\)/);
   });

@@ -32,7 +32,7 @@ describe('objdump parsing', () => {
 describe('jump-label proof', () => {
   it('finds the tests of the flag: compare and conditional jump, not the store or the plain load', () => {
     const tests = flagTests(before, 'demo_flag');
-    expect(tests).toEqual([{ function: 'demo_hot', address: 4, instructions: ['cmpb $0x0,0x0(%rip)', 'jne 16'], bytes: 9 }]);
+    expect(tests).toEqual([{ function: 'demo_hot', section: '.text', address: 4, instructions: ['cmpb $0x0,0x0(%rip)', 'jne 16'], bytes: 9 }]);
   });
 
   it('proves a converted test: one 2-byte jump label naming the key, a NOP once objtool has run', () => {

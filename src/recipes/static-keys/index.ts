@@ -82,8 +82,8 @@ export const staticKeys: RecipeCode = {
 };
 
 /**
- * Without --only: the `auto` candidates whose tests ran at least `minRate` times per second in the measured boot, the
- * hottest first, at most `top` of them; with --only, exactly the flags it names (each must be `auto`; `file:flag`
+ * Without --only: the `auto` candidates whose tests ran at least `minRate` times per second in the measured boot (0:
+ * all of them, unmeasured ones included), the hottest first, at most `top` of them; with --only, exactly the flags it names (each must be `auto`; `file:flag`
  * when a name repeats).
  */
 function select(found: FlagCandidate[], only: string[], paths: string[], runtime: RuntimeEvidence | undefined, limits: { minRate: number; top: number }): FlagCandidate[] {
@@ -99,7 +99,8 @@ function select(found: FlagCandidate[], only: string[], paths: string[], runtime
       const h = runtime.of(c.file, c.variable);
       return h && 'perSecond' in h ? (h.perSecond ?? -1) : -1;
     };
-    const hot = auto.filter((c) => rate(c) >= limits.minRate).sort((a, b) => rate(b) - rate(a));
+    // --min-rate 0 sets no threshold: every auto flag, measured or not (its message says which), the hottest first.
+    const hot = auto.filter((c) => limits.minRate <= 0 || rate(c) >= limits.minRate).sort((a, b) => rate(b) - rate(a));
     if (hot.length === 0) {
       const best = [...auto].sort((a, b) => rate(b) - rate(a))[0]!;
       const measured = auto.filter((c) => rate(c) >= 0).length;
