@@ -34,6 +34,9 @@ interface ListLine {
   uses: Set<string>;
 }
 
+/** Parsed Kbuild files by directory, shared by the buildWays() calls of one tree (a scan asks for thousands of files). */
+export type MakefileCache = Map<string, Promise<unknown>>;
+
 /**
  * Every way (see BuildWay) Kbuild builds `file` (a .c or .S path), found by walking the `obj-$(CONFIG_X) += file.o`
  * and composite `foo-y += file.o` lines that name it, in its directory's Makefile or an ancestor's, and up through the
@@ -41,10 +44,9 @@ interface ListLine {
  * too. A directory no Makefile names is pulled in some other way (an arch Makefile's `libs-y`, say): the way ends
  * there. Undefined when no Makefile line names the object.
  */
-export async function buildWays(file: string, read: ReadText): Promise<BuildWay[] | undefined> {
-  const makefiles = new Map<string, Promise<ListLine[]>>();
+export async function buildWays(file: string, read: ReadText, makefiles: MakefileCache = new Map()): Promise<BuildWay[] | undefined> {
   const linesOf = (dir: string): Promise<ListLine[]> => {
-    let lines = makefiles.get(dir);
+    let lines = makefiles.get(dir) as Promise<ListLine[]> | undefined;
     if (!lines) {
       const at = dir === '' ? '' : `${dir}/`;
       lines = (async () => parseKbuildLists(dir, (await read(`${at}Kbuild`)) ?? (await read(`${at}Makefile`)) ?? ''))();

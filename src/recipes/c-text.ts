@@ -5,79 +5,108 @@ export function maskC(text: string): string {
   return readC(text).masked;
 }
 
-const UTF16 = new TextDecoder('utf-16le');
-/** The masked characters are written here, reused from file to file (a scan reads thousands). */
-let scratch = new Uint16Array(1 << 16);
-const [NL, SPACE, QUOTE, APOSTROPHE, SLASH, STAR, BACKSLASH, OPEN, CLOSE] = [10, 32, 34, 39, 47, 42, 92, 123, 125];
+/** What ends plain code: a comment, a literal, a brace. */
+const SPECIAL = /\/[*/]|["'{}]/g;
 
 /**
  * One pass over C text: the masked text (see maskC; an unterminated literal ends at its line's end) and the top-level
- * brace blocks (function bodies, initializers) of what is left.
+ * brace blocks (function bodies, initializers) of what is left. The regex engine finds the next comment, literal or
+ * brace; the code between them is kept as slices of the text.
  */
 export function readC(text: string): { masked: string; blocks: Blocks } {
   const n = text.length;
-  if (scratch.length < n) scratch = new Uint16Array(Math.max(n, 2 * scratch.length));
-  const out = scratch;
+  const parts: string[] = [];
   const spans: number[] = [];
   let depth = 0;
   let open = -1;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === SLASH && text.charCodeAt(i + 1) === STAR) {
-      const end = text.indexOf('*/', i + 2);
-      const stop = end < 0 ? n : end + 2;
-      for (; i < stop; i++) out[i] = text.charCodeAt(i) === NL ? NL : SPACE;
-    } else if (c === SLASH && text.charCodeAt(i + 1) === SLASH) {
-      const end = text.indexOf('\n', i);
-      const stop = end < 0 ? n : end;
-      out.fill(SPACE, i, stop);
-      i = stop;
-    } else if (c === QUOTE || c === APOSTROPHE) {
-      out[i++] = c;
-      while (i < n) {
-        const e = text.charCodeAt(i);
-        if (e === BACKSLASH) {
-          out[i++] = SPACE;
-          if (i < n) out[i] = text.charCodeAt(i) === NL ? NL : SPACE;
-          i++;
-        } else if (e === c) {
-          out[i++] = c;
-          break;
-        } else if (e === NL) break;
-        else out[i++] = SPACE;
+  let last = 0;
+  const re = new RegExp(SPECIAL);
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const i = m.index;
+    const c = text[i]!;
+    if (c === '{') {
+      if (depth++ === 0) open = i;
+      continue;
+    }
+    if (c === '}') {
+      if (depth > 0 && --depth === 0) spans.push(open, i);
+      continue;
+    }
+    let stop: number;
+    let blank: string;
+    if (c === '/') {
+      if (text[i + 1] === '*') {
+        const end = text.indexOf('*/', i + 2);
+        stop = end < 0 ? n : end + 2;
+        blank = blankKeepingLines(text, i, stop);
+      } else {
+        const end = text.indexOf('\n', i);
+        stop = end < 0 ? n : end;
+        blank = ' '.repeat(stop - i);
       }
     } else {
-      if (c === OPEN && depth++ === 0) open = i;
-      else if (c === CLOSE && depth > 0 && --depth === 0) spans.push(open, i);
-      out[i++] = c;
+      // A literal: the quotes stay, what is between them becomes spaces (an escaped newline stays a newline).
+      let j = i + 1;
+      let body = '';
+      for (; j < n; j++) {
+        const e = text[j];
+        if (e === '\\') {
+          body += text[j + 1] === '\n' ? ' \n' : j + 1 < n ? '  ' : ' ';
+          j++;
+        } else if (e === c) break;
+        else if (e === '\n') break;
+        else body += ' ';
+      }
+      const closed = j < n && text[j] === c;
+      stop = closed ? j + 1 : Math.min(j, n);
+      blank = `${c}${body.slice(0, stop - i - 1 - (closed ? 1 : 0))}${closed ? c : ''}`;
     }
+    parts.push(text.slice(last, i), blank);
+    last = stop;
+    re.lastIndex = stop;
   }
+  parts.push(text.slice(last));
   if (depth > 0) spans.push(open, n);
-  return { masked: UTF16.decode(out.subarray(0, n)), blocks: new Blocks(Int32Array.from(spans)) };
+  return { masked: parts.join(''), blocks: new Blocks(Int32Array.from(spans)) };
+}
+
+/** Spaces for text[from, to), newlines kept. */
+function blankKeepingLines(text: string, from: number, to: number): string {
+  let out = '';
+  let at = from;
+  for (let nl = text.indexOf('\n', at); nl >= 0 && nl < to; nl = text.indexOf('\n', at)) {
+    out += ' '.repeat(nl - at) + '\n';
+    at = nl + 1;
+  }
+  return out + ' '.repeat(to - at);
 }
 
 /** The top-level `{...}` blocks of masked C text, as pairs of offsets of their braces. */
 export class Blocks {
-  constructor(private readonly spans: Int32Array) {}
+  constructor(private readonly edges: Int32Array) {}
 
   /** Offset of the `{` of the top-level block that holds `at` (after its `{`, up to its `}`), or -1 at file scope. */
   openOf(at: number): number {
     let lo = 0;
-    let hi = this.spans.length / 2 - 1;
+    let hi = this.edges.length / 2 - 1;
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (this.spans[2 * mid]! < at) {
+      if (this.edges[2 * mid]! < at) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    return found >= 0 && at <= this.spans[2 * found + 1]! ? this.spans[2 * found]! : -1;
+    return found >= 0 && at <= this.edges[2 * found + 1]! ? this.edges[2 * found]! : -1;
   }
 
   isTopLevel(at: number): boolean {
     return this.openOf(at) < 0;
+  }
+
+  /** Each block's `{` and `}` offsets, in order. */
+  *spans(): Generator<[number, number]> {
+    for (let i = 0; i < this.edges.length; i += 2) yield [this.edges[i]!, this.edges[i + 1]!];
   }
 }
 

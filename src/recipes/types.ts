@@ -2,6 +2,7 @@
 import type { Prover } from '../check/proofs/types.js';
 import type { TemplateVars } from '../templates/render.js';
 import type { Params } from '../templates/params.js';
+import type { FlagCandidate } from './static-key/scan.js';
 
 export interface RecipeContext {
   tree: { root: string; version: string };
@@ -9,8 +10,8 @@ export interface RecipeContext {
   readFile(file: string): Promise<string | undefined>;
   /** Render one of the recipe's own template files (path relative to its folder). */
   render(template: string, vars: TemplateVars): string;
-  /** Every .c file under `paths` (the whole tree when empty) whose text matches a Perl-compatible regex, with its text. */
-  filesMatching(pattern: string, paths: readonly string[]): AsyncIterable<[string, string]>;
+  /** The static-key candidates under `paths` (the whole tree when empty), as `kseries scan static-keys` decides them. */
+  flagCandidates(paths: readonly string[]): Promise<FlagCandidate[]>;
   /** The maintainers get_maintainer.pl names for a file of the tree. */
   maintainersOf(file: string): Promise<string[]>;
   /** How often each flag's tests ran in a booted kernel (kseries measure), for a recipe whose manifest asks. */

@@ -60,32 +60,6 @@ async function kindOf(source: Source, rel: string): Promise<'folder' | 'file' | 
   return st?.isDirectory() ? 'folder' : st?.isFile() ? 'file' : undefined;
 }
 
-/** The same files with their texts, batch by batch; the next batch is read while the caller works on this one. */
-export async function* filesMatching(source: Source, pattern: string, paths: readonly string[]): AsyncGenerator<[string, string]> {
-  const batches: string[][] = [];
-  let wake = () => {};
-  const listing = listMatching(source, pattern, paths, (b) => {
-    batches.push(b);
-    wake();
-  });
-  let finished = false;
-  const done = listing.finally(() => {
-    finished = true;
-    wake();
-  });
-  const next = async (): Promise<Map<string, string> | undefined> => {
-    while (batches.length === 0 && !finished) await new Promise<void>((resolve) => (wake = resolve));
-    const files = batches.shift();
-    if (!files) return void (await done);
-    return readBatch(source, files);
-  };
-  let pending = next();
-  for (let texts = await pending; texts; texts = await pending) {
-    pending = next();
-    yield* texts;
-  }
-}
-
 export async function readBatch(source: Source, files: string[]): Promise<Map<string, string>> {
   // Imported here: the scan's worker threads read the working tree and need not load simple-git.
   if (source.commit) return (await import('../tools/git.js')).readManyAtCommit(source.root, source.commit, files);

@@ -1,35 +1,66 @@
 // `kseries scan static-keys`: git grep picks the files with declarations, worker threads (one per core) read and
-// classify them batch by batch while git grep still searches; the candidates come back in path order.
+// classify them batch by batch while git grep still searches; then the tree answers what one file cannot (the callers
+// of global functions, round by round; the headers of shared flags; the architectures), and each flag is decided.
 import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ToolFailedError, UsageError } from '../errors.js';
-import { DECLARATION_PREFILTER, scanFile, type FlagCandidate } from '../recipes/static-key/scan.js';
+import { Expander } from '../recipes/static-key/reach.js';
+import { decide, DECLARATION_PREFILTER, newWalkers, pendingNames, scanFacts, type FlagCandidate, type FlagFacts, type TreeAnswers } from '../recipes/static-key/scan.js';
 import { commitOf, type KernelTree } from '../tree/tree.js';
 import { listMatching, readBatch, type Source } from './files.js';
+import { TreeLookup } from './tree-lookup.js';
 
 const WORKER = fileURLToPath(new URL('./static-keys-worker.js', import.meta.url));
+
+/** Rounds of tree lookups: each follows global callers one level further up. */
+const ROUNDS = 4;
 
 /** Scan the working tree's tracked files, or the tree at `rev`. */
 export async function scanStaticKeys(tree: KernelTree, paths: string[], rev?: string): Promise<FlagCandidate[]> {
   const commit = rev === undefined ? undefined : await commitOf(tree, rev);
   if (rev !== undefined && !commit) throw new UsageError(`--rev ${rev} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
   const source: Source = { root: tree.root, commit };
-  const results: Promise<FlagCandidate[]>[] = [];
+  const results: Promise<FlagFacts[]>[] = [];
   // Run from the TypeScript sources (tests) there is no compiled worker: classify in this thread.
   const pool = fs.existsSync(WORKER) ? new Pool(source, os.availableParallelism()) : undefined;
+  let facts: FlagFacts[];
   try {
     await listMatching(source, DECLARATION_PREFILTER, paths, (files) => results.push(pool ? pool.classify(files) : classifyHere(source, files)));
-    return (await Promise.all(results)).flat();
+    facts = (await Promise.all(results)).flat();
   } finally {
     await pool?.close();
   }
+  return finishScan(facts, await TreeLookup.open(source));
 }
 
-async function classifyHere(source: Source, files: string[]): Promise<FlagCandidate[]> {
-  const out: FlagCandidate[] = [];
-  for (const [file, text] of await readBatch(source, files)) out.push(...scanFile(file, text));
+/**
+ * What one file cannot say: look up, round by round, the names whose uses elsewhere decide (callers of global writers
+ * and readers, headers of shared flags); then the architectures; then decide each flag.
+ */
+export async function finishScan(facts: FlagFacts[], lookup: TreeLookup): Promise<FlagCandidate[]> {
+  const walkers = newWalkers();
+  const expanders = { writes: new Expander(lookup, walkers.writes, lookup.reached('writes')), reads: new Expander(lookup, walkers.reads, lookup.reached('reads')) };
+  const tree: TreeAnswers = {
+    expand: (question, reaches) => expanders[question].expand(reaches),
+    header: (variable) => ({ header: lookup.headerOf(variable) }),
+  };
+  await lookup.lookUpHeaders(facts.filter((f) => f.shared && f.reject.length === 0).map((f) => f.variable));
+  for (let round = 0; round < ROUNDS; round++) {
+    const names = new Set(facts.flatMap((f) => [...pendingNames(f, tree)]));
+    if (names.size === 0) break;
+    await lookup.lookUp(names);
+  }
+  const arch = await lookup.archView(facts.filter((f) => f.reject.length === 0).map((f) => f.file));
+  const out = facts.map((f) => decide(f, arch, tree));
+  lookup.save({ writes: expanders.writes.memo, reads: expanders.reads.memo });
+  return out;
+}
+
+async function classifyHere(source: Source, files: string[]): Promise<FlagFacts[]> {
+  const out: FlagFacts[] = [];
+  for (const [file, text] of await readBatch(source, files)) out.push(...scanFacts(file, text));
   return out;
 }
 
@@ -40,13 +71,13 @@ async function classifyHere(source: Source, files: string[]): Promise<FlagCandid
 class Pool {
   private readonly workers: { worker: Worker; busy: number }[];
   private readonly queue: { id: number; files: string[] }[] = [];
-  private readonly waiting = new Map<number, { resolve: (c: FlagCandidate[]) => void; reject: (e: unknown) => void }>();
+  private readonly waiting = new Map<number, { resolve: (c: FlagFacts[]) => void; reject: (e: unknown) => void }>();
   private sent = 0;
 
   constructor(source: Source, size: number) {
     this.workers = Array.from({ length: Math.max(1, size) }, () => {
       const slot = { worker: new Worker(WORKER, { workerData: source }), busy: 0 };
-      slot.worker.on('message', (m: { id: number; candidates?: FlagCandidate[]; error?: string }) => {
+      slot.worker.on('message', (m: { id: number; candidates?: FlagFacts[]; error?: string }) => {
         slot.busy--;
         const p = this.waiting.get(m.id)!;
         this.waiting.delete(m.id);
@@ -62,7 +93,7 @@ class Pool {
     });
   }
 
-  classify(files: string[]): Promise<FlagCandidate[]> {
+  classify(files: string[]): Promise<FlagFacts[]> {
     const id = this.sent++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });

@@ -9,7 +9,7 @@ import type { LoadedRecipe } from '../recipes/load.js';
 import type { RuntimeEvidence } from '../recipes/types.js';
 import { measure } from '../measure/measure.js';
 import type { ObjectProof } from '../check/proofs/types.js';
-import { filesMatching } from '../scan/files.js';
+import { scanStaticKeys } from '../scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
 import { runGetMaintainerOfFile } from '../tools/kernel-scripts.js';
@@ -165,11 +165,11 @@ async function runtimeEvidence(tree: KernelTree, base: string, how: { config: st
   };
 }
 
-/** Tree-wide search at the base, and get_maintainer.pl. */
+/** The tree-wide scan at the base, and get_maintainer.pl. */
 async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
   return {
-    filesMatching: (pattern, paths) => filesMatching({ root: tree.root, commit: base }, pattern, paths),
+    flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
   };
 }

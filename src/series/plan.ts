@@ -28,7 +28,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'filesMatching' | 'maintainersOf' | 'runtime'>;
+export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'runtime'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;
@@ -48,8 +48,8 @@ export interface PlanInput {
 }
 
 const NO_SERVICES: TreeServices = {
-  filesMatching() {
-    throw new RecipeError('this recipe searches the tree, which is not available here', 'run it through kseries generate');
+  flagCandidates() {
+    throw new RecipeError('this recipe scans the tree, which is not available here', 'run it through kseries generate');
   },
   maintainersOf() {
     throw new RecipeError('this recipe asks get_maintainer.pl, which is not available here', 'run it through kseries generate');

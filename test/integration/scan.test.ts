@@ -14,14 +14,14 @@ test('scan static-keys --path mm finds the memcontrol flags with the verdicts re
   expect(candidates.length).toBeGreaterThan(50);
   for (const c of candidates) {
     expect(c.file.startsWith('mm/')).toBe(true);
-    expect(Object.keys(c).sort()).toEqual(['file', 'line', 'reads', 'reasons', 'type', 'variable', 'verdict', 'writes']);
+    expect(Object.keys(c).sort()).toEqual(['file', 'line', 'needs', 'reads', 'reasons', 'type', 'variable', 'verdict', 'writes']);
     expect(c.reasons.length).toBeGreaterThan(0);
   }
   const of = (v: string) => candidates.find((c) => c.file === 'mm/memcontrol.c' && c.variable === v)!;
-  expect(of('cgroup_memory_nosocket')).toMatchObject({ verdict: 'auto', line: 86, type: 'bool', writes: [{ function: 'cgroup_memory', context: 'setup' }] });
+  expect(of('cgroup_memory_nosocket')).toMatchObject({ verdict: 'auto', line: 86, type: 'bool', writes: [{ function: 'cgroup_memory', context: 'setup', via: 'cgroup_memory() (__setup at mm/memcontrol.c:4940): __setup() handler' }] });
   expect(of('cgroup_memory_nobpf')).toMatchObject({ verdict: 'auto', reads: [{ context: 'if (!cgroup_memory_nobpf)' }, { context: 'if (!cgroup_memory_nobpf)' }] });
   expect(of('cgroup_memory_nokmem').verdict).toBe('reject');
-  expect(of('cgroup_memory_nokmem').reasons).toContain('cgroup_memory_nokmem is read outside a branch condition (line 124)');
+  expect(of('cgroup_memory_nokmem').reasons).toEqual(['never tested in a branch condition', 'read as a value at line 124: `return cgroup_memory_nokmem;`']);
 });
 
 test('a path outside the tree is refused', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
 import type { RuntimeEvidence } from '../../src/recipes/types.js';
 import { planSeries } from '../../src/series/plan.js';
+import { scanFile } from '../../src/recipes/static-key/scan.js';
 
 const flagFile = (name: string) =>
   `static bool ${name} __read_mostly;\n\nvoid hot_${name}(void)\n{\n\tif (unlikely(${name}))\n\t\tslow();\n}\n\nstatic int __init ${name}_setup(char *s)\n{\n\t${name} = true;\n\treturn 1;\n}\n__setup("${name}", ${name}_setup);\n`;
@@ -30,9 +31,7 @@ function plan(given: Record<string, string>, rt: RuntimeEvidence | null = runtim
     tree: { root: '/nonexistent', version: '6.12.0' },
     readBase: async (f) => FILES[f],
     services: {
-      async *filesMatching() {
-        for (const [f, t] of Object.entries(FILES)) yield [f, t] as [string, string];
-      },
+      flagCandidates: async () => Object.entries(FILES).flatMap(([f, t]) => scanFile(f, t)),
       maintainersOf: async (f) => [`Maintainer ${f.split('/')[0]} <m-${f.split('/')[0]}@kernel.org>`],
       runtime: rt ?? undefined,
     },

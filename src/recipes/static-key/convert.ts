@@ -189,7 +189,8 @@ export function parseWrite(masked: string, at: number, flag: string, type: 'bool
   const constants = type === 'bool' ? ['true', 'false', '0', '1'] : ['0', '1'];
   if (!constants.includes(value)) refuse(at, `${flag} is written with a value that is not a constant ${constants.join('/')}`);
   const prev = prevNonSpace(masked, start);
-  const prevChar = masked[prev] ?? ';';
+  // After a preprocessor line (`#ifdef CONFIG_X`) a statement starts.
+  const prevChar = prev >= 0 && isPreprocessorLine(masked, prev) ? ';' : (masked[prev] ?? ';');
   if (masked[end] !== ';' || (!';{}):'.includes(prevChar) && wordEndingAt(masked, prev) !== 'else' && prev >= 0)) {
     refuse(at, `the write to ${flag} is part of an expression, not a statement`);
   }
@@ -197,8 +198,9 @@ export function parseWrite(masked: string, at: number, flag: string, type: 'bool
 }
 
 /**
- * A read that is a truth value in the condition of an `if` or `while`: `x`, `!x`, `READ_ONCE(x)`, optionally inside
- * `likely()`/`unlikely()`, as the whole condition or an operand of `&&`/`||`. Anything else is refused.
+ * A read that is a truth value in the condition of an `if` or `while`, or of BUG_ON()/WARN_ON()/WARN(): `x`, `!x`,
+ * `READ_ONCE(x)`, optionally inside `likely()`/`unlikely()`, as the whole condition or an operand of `&&`/`||`.
+ * Anything else is refused.
  */
 export function parseBranchRead(masked: string, at: number, flag: string, refuse: Refuse) {
   let start = at;
@@ -231,21 +233,29 @@ export function parseBranchRead(masked: string, at: number, flag: string, refuse
   const prevOp = masked.slice(prev - 1, prev + 1);
   const nextOp = masked.slice(next, next + 2);
   const operandOfLogic = prevOp === '&&' || prevOp === '||' || nextOp === '&&' || nextOp === '||';
-  const wholeCondition = masked[prev] === '(' && masked[next] === ')';
+  const wholeCondition = masked[prev] === '(' && (masked[next] === ')' || (masked[next] === ',' && WARN_WITH_MESSAGE.has(wordEndingAt(masked, prevNonSpace(masked, prev)))));
   if (/^[=!<>]=|^[<>]/.test(nextOp) || /[=!<>]=/.test(prevOp)) refuse(at, `${flag} is compared with a value, not tested as a boolean`);
   if (!operandOfLogic && !wholeCondition) refuse(at, `${flag} is read outside a branch condition`);
   if (!inBranchCondition(masked, start)) refuse(at, `${flag} is read outside an if/while condition`);
   return { start, end, negated, hint };
 }
 
-/** Walk out through enclosing parens (plain grouping and likely/unlikely) to an `if (` or `while (`. */
+/** Macros that test their (first) argument as a branch condition: each is `if (unlikely(cond))` inside. */
+const CONDITION_MACROS = new Set(['BUG_ON', 'WARN_ON', 'WARN_ON_ONCE', 'VM_BUG_ON', 'VM_WARN_ON', 'VM_WARN_ON_ONCE', 'WARN', 'WARN_ONCE']);
+/** Those whose first argument is the condition and the rest a message. */
+const WARN_WITH_MESSAGE = new Set(['WARN', 'WARN_ONCE']);
+
+/**
+ * Walk out through enclosing parens (plain grouping and likely/unlikely) to an `if (` or `while (`, or to a macro that
+ * tests its argument (BUG_ON, WARN_ON, WARN_ON_ONCE, WARN's condition).
+ */
 function inBranchCondition(masked: string, from: number): boolean {
   let pos = from;
   for (;;) {
     const open = enclosingParen(masked, pos);
     if (open < 0) return false;
     const word = wordEndingAt(masked, prevNonSpace(masked, open));
-    if (word === 'if' || word === 'while') return true;
+    if (word === 'if' || word === 'while' || CONDITION_MACROS.has(word)) return true;
     if (word !== '' && word !== 'likely' && word !== 'unlikely') return false;
     pos = open;
   }

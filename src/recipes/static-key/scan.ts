@@ -1,7 +1,13 @@
 // Tree-wide scan for static-key candidates: file-scope bool/int flags tested in branches, each with a verdict.
-// Pure: text in, candidates out. The rules are worked out from jump_label.h, static-keys.rst and start_kernel().
-import { enclosingFunction, findIdentifiers, LineIndex, readC, wordEndingAt, prevNonSpace, type Blocks } from '../c-text.js';
+// Pure: text in, facts out; the verdict is decided from the facts and the architecture the code is built for. The
+// rules are worked out from jump_label.h, static-keys.rst, start_kernel() and each architecture's setup_arch().
+import { CFile } from '../c-functions.js';
+import { findIdentifiers } from '../c-text.js';
+import { anyArch, SOME_ARCHES, type ArchView } from './arch.js';
+import { runsOnEveryBoot } from './contexts.js';
 import { isMemberAccess, isPreprocessorLine, parseBranchRead, parseWrite } from './convert.js';
+import { describeReach, Walker, type CallerLookup, type Reach } from './reach.js';
+import { toggleAt, type Toggle } from './toggles.js';
 
 export type Verdict = 'auto' | 'manual' | 'reject';
 
@@ -12,9 +18,38 @@ export interface FlagCandidate {
   type: 'bool' | 'int';
   verdict: Verdict;
   reasons: string[];
+  /** For `manual`: the work a person has to do ("a param setter", "DECLARE_STATIC_KEY in include/linux/x.h"). */
+  needs: string[];
   reads: { line: number; context: string }[];
-  /** Each write: where, in what calling context, and the value it stores. */
-  writes: { line: number; function: string | null; context: string; value: boolean }[];
+  /**
+   * Each write: where, in what calling context (the worst way its function is reached: setup, initcall, early_param,
+   * runtime, probe, exit, unknown, early, atomic), the value it stores, and the path that decided
+   * ("foo_set() <- foo_irq() (request_irq at drivers/x/y.c:120): hardirq"). `everyBoot`: an initcall of the file runs it
+   * on every boot (a plain statement all the way up, not inside an `if` or a loop), so its value is the usual one.
+   */
+  writes: { line: number; function: string | null; context: string; value: boolean; via: string; everyBoot?: true }[];
+}
+
+/**
+ * What the file says about a candidate: the reasons that need nothing but the file, and for a flag that may still
+ * qualify how each write's and each test's function is reached (global callers as placeholders, which the tree fills
+ * in). The verdict follows from them, the tree's answers and the architectures (`decide`).
+ */
+export interface FlagFacts {
+  file: string;
+  variable: string;
+  line: number;
+  type: 'bool' | 'int';
+  reject: string[];
+  manual: string[];
+  needs: string[];
+  reads: FlagCandidate['reads'];
+  /** `everyBoot`: the initcall that runs the write on every boot (runsOnEveryBoot). */
+  writes: { line: number; function: string | null; value: boolean; reaches: Reach[]; everyBoot?: string }[];
+  /** Per test, for a flag that may still qualify: its function, and the __init/__exit attribute or how it is reached. */
+  readPlaces?: { function: string; init?: string; reaches: Reach[] }[];
+  /** Other files may use it (not static, or exported): the key needs a declaration in a header. */
+  shared: boolean;
 }
 
 /** A file-scope `[static] [attr] bool|int [attr] name [attr] [= init];` line; other shapes are not candidates. */
@@ -22,6 +57,9 @@ const DECLARATION = /^[ \t]*(static[ \t]+)?((?:__read_mostly|__ro_after_init)[ \
 
 /** The prefilter (a Perl-compatible regex, for git grep -P and grep -P) that finds files with such declarations. */
 export const DECLARATION_PREFILTER = '^(static\\s+)?((__read_mostly|__ro_after_init)\\s+)?(bool|int)\\s+[A-Za-z_]\\w*[^(]*;';
+
+/** A lookup that knows no other file: global callers stay pending. */
+export const NO_LOOKUP: CallerLookup = { filesUsing: () => undefined, file: () => undefined };
 
 /** A use the conversion would refuse; thrown often, so a plain object without a stack. */
 class UseRefused {
@@ -32,36 +70,50 @@ const throwRefusal = (_offset: number, why: string): never => {
   throw new UseRefused(why);
 };
 
-export function scanFile(file: string, text: string): FlagCandidate[] {
-  const { masked, blocks } = readC(text);
-  const lines = new LineIndex(text);
-  const declarations = [...masked.matchAll(DECLARATION)].filter((m) => blocks.isTopLevel(m.index!));
-  const uses = findIdentifiers(masked, new Set(declarations.map((m) => m[5]!)));
-  const file_: FileText = { file, masked, blocks, lines, registered: undefined };
-  return declarations.map((m) => classify(file_, m, m.index! + m[0].indexOf(m[5]!, m[0].indexOf(m[3]!) + m[3]!.length), uses.get(m[5]!)!));
+/** The candidates of one file on its own: global callers not searched, architectures from `arch` (or none known). */
+export function scanFile(file: string, text: string, arch?: ArchView): FlagCandidate[] {
+  return scanFacts(file, text).map((f) => decide(f, arch ?? anyArch()));
 }
 
-interface FileText {
-  file: string;
-  masked: string;
-  blocks: Blocks;
-  lines: LineIndex;
-  /** Functions named in __setup(), early_param(), initcall and module_init() registrations; read on first need. */
-  registered: Map<string, WriterContext> | undefined;
+export function scanFacts(file: string, text: string): FlagFacts[] {
+  const cf = new CFile(file, text);
+  const declarations = [...cf.masked.matchAll(DECLARATION)].filter((m) => cf.blocks.isTopLevel(m.index!));
+  if (declarations.length === 0) return [];
+  const uses = findIdentifiers(cf.masked, new Set(declarations.map((m) => m[5]!)));
+  const walkers = newWalkers();
+  return declarations.map((m) => classify(cf, walkers, m, m.index! + m[0].indexOf(m[5]!, m[0].indexOf(m[3]!) + m[3]!.length), uses.get(m[5]!)!));
 }
 
-function classify(f: FileText, m: RegExpMatchArray, declAt: number, uses: number[]): FlagCandidate {
-  const { file, masked, blocks, lines } = f;
+/** Writers: an atomic path settles it (reject). Readers: one path that is not boot-time settles it (not init-only). */
+export function newWalkers(): { writes: Walker; reads: Walker } {
+  return { writes: new Walker((k) => k === 'atomic'), reads: new Walker((k) => k !== 'pending' && !BOOT_KINDS.has(k)) };
+}
+
+interface Write {
+  at: number;
+  line: number;
+  value: boolean;
+}
+
+/** Where code runs only while the system boots or a module or device comes and goes. */
+const BOOT_KINDS = new Set<string>(['init', 'early_param', 'early', 'probe', 'exit']);
+
+function classify(cf: CFile, walkers: { writes: Walker; reads: Walker }, m: RegExpMatchArray, declAt: number, uses: number[]): FlagFacts {
+  const { path: file, masked, blocks, lines } = cf;
   const variable = detach(m[5]!);
   const type = m[3] as 'bool' | 'int';
   const init = m[7]?.trim();
+  const isStatic = !!m[1];
   const manual: string[] = [];
   const reject: string[] = [];
-  const reads: FlagCandidate['reads'] = [];
-  const writes: FlagCandidate['writes'] = [];
+  const needs = new Set<string>();
+  const reads: (FlagCandidate['reads'][number] & { at: number })[] = [];
+  const found: Write[] = [];
+  const toggles: Toggle[] = [];
+  let shared = !isStatic;
   const outside = outsideKernel(file);
   if (outside) reject.push(`${outside}: no jump labels there`);
-  if (!m[1]) manual.push('not static: other files may read or write it (a shared key needs DECLARE_STATIC_KEY in a header)');
+  if (!isStatic) manual.push('not static: other files may read or write it');
   if (init !== undefined && !['0', '1', 'true', 'false'].includes(init)) reject.push(`starts as ${init}, not a constant true/false/0/1`);
 
   for (const at of uses) {
@@ -71,44 +123,204 @@ function classify(f: FileText, m: RegExpMatchArray, declAt: number, uses: number
       manual.push(`used in a preprocessor line (line ${line})`);
       continue;
     }
+    const toggle = toggleAt(cf, at);
+    if (toggle) {
+      if (toggle.kind === 'ignore') continue;
+      if (toggle.kind === 'exported') {
+        shared = true;
+        manual.push(`${toggle.text} (line ${line})`);
+      } else if (toggle.reject) reject.push(`${toggle.text} (line ${line})`);
+      else {
+        toggles.push(toggle);
+        manual.push(`${toggle.text} (line ${line})`);
+        if (toggle.needs) needs.add(toggle.needs);
+      }
+      continue;
+    }
     if (blocks.isTopLevel(at)) {
-      const macro = wordEndingAt(masked, prevNonSpace(masked, masked.lastIndexOf('(', at)));
-      if (/^(module_param|module_param_named|core_param|module_param_cb|EXPORT_SYMBOL)/.test(macro)) {
-        manual.push(`${macro}() at line ${line}: ${macro.startsWith('EXPORT') ? 'exported to modules' : 'a parameter that can be written through its address'}`);
-      } else if (masked[prevNonSpace(masked, at)] === '&') manual.push(`its address is taken at line ${line} (a sysctl or debugfs table writes through it)`);
-      else manual.push(`used at file scope at line ${line}`);
+      manual.push(`used at file scope at line ${line}`);
       continue;
     }
     try {
       const w = parseWrite(masked, at, variable, type, throwRefusal);
       if (w) {
-        const found = enclosingFunction(masked, blocks, at);
-        const fn = found === undefined ? null : detach(found);
-        const context = writerContext(f, at, fn);
-        writes.push({ line, function: fn, context, value: w.enable });
-        if (context !== 'setup' && context !== 'initcall') manual.push(contextReason(context, fn, line));
+        found.push({ at, line, value: w.enable });
         continue;
       }
       parseBranchRead(masked, at, variable, throwRefusal);
-      reads.push({ line, context: detach(lines.lineText(line).trim()) });
+      reads.push({ at, line, context: detach(lines.lineText(line).trim()) });
     } catch (e) {
       if (!(e instanceof UseRefused)) throw e;
       const why = `${e.why} (line ${line})`;
-      if (/address of/.test(e.why)) manual.push(`its address is taken at line ${line}, so it may be written through a pointer`);
-      else if (/compared with a value|arithmetically|not a constant/.test(e.why)) reject.push(why);
-      else manual.push(why);
+      if (/compared with a value|arithmetically|not a constant/.test(e.why)) reject.push(why);
+      else if (/outside (a branch|an if\/while) condition/.test(e.why)) {
+        manual.push(`read as a value at line ${line}: \`${lines.lineText(line).trim()}\``);
+        needs.add(`static_key_enabled() for the value read at line ${line}`);
+      } else manual.push(why);
     }
   }
   if (reads.length === 0) reject.push('never tested in a branch condition');
-  if (writes.length === 0 && reject.length === 0) reject.push('never written in this file: a constant, or written through a pointer elsewhere');
+  if (found.length === 0 && toggles.length === 0 && !shared && reject.length === 0) reject.push('never written in this file: a constant, or written through a pointer elsewhere');
+
+  // How each writer and each test is reached: only worth the walk while the flag may qualify.
+  const writes = found.map((w) => {
+    const def = cf.functionAt(w.at);
+    const reaches = reject.length ? [] : def ? walkers.writes.reachAt(cf, def, w.at) : [{ place: { kind: 'unknown' as const, what: 'written in an initializer', where: `${file}:${w.line}` }, path: [] }];
+    const everyBoot = def && reject.length === 0 ? runsOnEveryBoot(cf, def, w.at) : undefined;
+    return { line: w.line, function: def ? detach(def.name) : null, value: w.value, reaches, ...(everyBoot ? { everyBoot: detach(everyBoot) } : {}) };
+  });
+  let readPlaces: FlagFacts['readPlaces'];
+  if (reject.length === 0) {
+    readPlaces = [];
+    for (const r of reads) {
+      const def = cf.functionAt(r.at);
+      if (!def) break;
+      const attr = [...def.attrs].filter((a) => /^__(init|exit|meminit)$/.test(a));
+      const reaches = attr.length ? [] : walkers.reads.reachAt(cf, def, r.at);
+      readPlaces.push({ function: detach(def.name), ...(attr.length ? { init: attr.join(' ') } : {}), reaches });
+      // One test reached at run time settles it: the flag is not read only at boot.
+      if (reaches.some((x) => x.place.kind !== 'pending' && !BOOT_KINDS.has(x.place.kind))) break;
+    }
+  }
+  return {
+    file,
+    variable,
+    line: lines.lineOf(declAt),
+    type,
+    reject,
+    manual,
+    needs: [...needs],
+    reads: reads.map(({ line, context }) => ({ line, context })),
+    writes,
+    ...(readPlaces ? { readPlaces } : {}),
+    shared,
+  };
+}
+
+/** The context a write is listed with: the worst way its function is reached. */
+function contextOf(reaches: Reach[]): string {
+  const worst = reaches[0]!.place;
+  if (worst.kind !== 'init') return worst.kind;
+  return reaches.every((r) => r.place.what.startsWith('__setup')) ? 'setup' : 'initcall';
+}
+
+/** The tree's answers for decide(): global callers expanded, and the headers that declare shared flags. */
+export interface TreeAnswers {
+  /** `question`: how writes are reached (an atomic path settles it), or tests (a run-time path settles it). */
+  expand(question: 'writes' | 'reads', reaches: Reach[]): { reaches: Reach[]; pending: Set<string> };
+  /** The header that declares `variable` extern, when the tree has one. */
+  header(variable: string): { header?: string };
+}
+
+/** Without the tree: placeholders stay as they are. */
+export const NO_ANSWERS: TreeAnswers = { expand: (_q, reaches) => ({ reaches, pending: new Set() }), header: () => ({}) };
+
+/** The names decide() would like the tree to look up for this flag. */
+export function pendingNames(f: FlagFacts, tree: TreeAnswers): Set<string> {
+  const out = new Set<string>();
+  if (f.reject.length > 0) return out;
+  for (const w of f.writes) for (const n of tree.expand('writes', w.reaches).pending) out.add(n);
+  for (const r of f.readPlaces ?? []) for (const n of tree.expand('reads', r.reaches).pending) out.add(n);
+  return out;
+}
+
+/** The verdict: any reject reason rejects, any manual reason makes it manual, else auto. */
+export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSWERS): FlagCandidate {
+  const reject = [...f.reject];
+  const manual = [...f.manual];
+  const needs = [...f.needs];
+  const earlyParam: string[] = [];
+  const writes: FlagCandidate['writes'] = [];
+  for (const w of f.writes) {
+    const reaches = f.reject.length ? w.reaches : tree.expand('writes', w.reaches).reaches;
+    const worst = reaches[0];
+    const text = worst ? describeReach(w.function, worst) : 'not followed: the flag is rejected for other reasons';
+    const everyBoot = !!w.everyBoot && !!worst && reaches.every((r) => r.place.kind === 'init');
+    writes.push({ line: w.line, function: w.function, context: worst ? contextOf(reaches) : 'unknown', value: w.value, via: text, ...(everyBoot ? { everyBoot: true as const } : {}) });
+    if (!worst || f.reject.length) continue;
+    switch (worst.place.kind) {
+      case 'atomic':
+        reject.push(`written in ${text} (line ${w.line}): static_branch_enable() sleeps, so no static key can be switched there`);
+        break;
+      case 'early':
+        reject.push(`written in ${text} (line ${w.line}): before jump_label_init(), when no static key can be switched`);
+        break;
+      case 'unknown':
+      case 'pending':
+        manual.push(`written in ${text} (line ${w.line})`);
+        needs.push('a writer context kseries can establish');
+        break;
+      case 'runtime':
+      case 'probe':
+      case 'exit':
+        manual.push(`written at run time in process context: ${text} (line ${w.line})`);
+        needs.push('a person to judge the run-time writer');
+        break;
+      case 'early_param':
+        earlyParam.push(`written by ${text} (line ${w.line})`);
+        break;
+      case 'init':
+        break;
+    }
+  }
+  const arches = arch.archesOf(f.file);
+  if (arches !== 'any' && arches.length > 0 && !arches.some((a) => arch.jumpLabel(a))) reject.push(`built only for ${arches.join(', ')}: no jump labels on ${arches.join(', ')}`);
+  if (earlyParam.length > 0 && reject.length === 0) {
+    const before = (arches === 'any' ? arch.all : arches).filter((a) => arch.jumpLabel(a) && !arch.earlyParamsAfterJumpLabel(a));
+    if (before.length > 0) {
+      const where = arches === 'any' ? 'generic code, built for every architecture' : `built for ${arches.join(', ')}`;
+      const verb = before.length === 1 && before[0] !== SOME_ARCHES ? 'parses' : 'parse';
+      for (const e of earlyParam) manual.push(`${e}: ${where}, and ${before.join(', ')} ${verb} early parameters before jump_label_init()`);
+      needs.push('a boot-time writer on every architecture');
+    }
+  }
+  const initOnly = reject.length === 0 ? readOnlyAtInit(f, tree) : undefined;
+  if (initOnly) reject.push(`no benefit: read only at init/exit, in ${initOnly}`);
+  if (f.shared) needs.push(`DECLARE_STATIC_KEY in ${tree.header(f.variable).header ?? 'a header'}`);
   const verdict: Verdict = reject.length ? 'reject' : manual.length ? 'manual' : 'auto';
-  const reasons = verdict === 'auto' ? ['static, tested only in branch conditions, written only with constants from __setup() or initcall functions in process context after jump_label_init()'] : [...reject, ...manual];
-  return { file, variable, line: lines.lineOf(declAt), type, verdict, reasons: [...new Set(reasons)], reads, writes };
+  const reasons = verdict === 'auto' ? [autoReason(writes)] : [...reject, ...manual];
+  return {
+    file: f.file,
+    variable: f.variable,
+    line: f.line,
+    type: f.type,
+    verdict,
+    reasons: [...new Set(reasons)],
+    needs: verdict === 'manual' ? [...new Set(needs)] : [],
+    reads: f.reads,
+    writes,
+  };
+}
+
+/**
+ * Where every test runs only while the system boots or a module or device comes and goes: __init/__exit functions,
+ * or those reached only from initcalls, __setup/early_param handlers, probe/remove and module init/exit. Undefined
+ * when one test is reached otherwise (or cannot be placed).
+ */
+function readOnlyAtInit(f: FlagFacts, tree: TreeAnswers): string | undefined {
+  if (!f.readPlaces || f.readPlaces.length !== f.reads.length || f.reads.length === 0) return undefined;
+  const places: string[] = [];
+  for (const r of f.readPlaces) {
+    if (r.init) {
+      places.push(`${r.function}() (${r.init})`);
+      continue;
+    }
+    const reaches = tree.expand('reads', r.reaches).reaches;
+    if (!reaches.every((x) => BOOT_KINDS.has(x.place.kind))) return undefined;
+    places.push(`${r.function}() (${[...new Set(reaches.map((x) => x.place.what))].join(', ')})`);
+  }
+  return [...new Set(places)].join(', ');
+}
+
+function autoReason(writes: FlagCandidate['writes']): string {
+  const via = [...new Set(writes.map((w) => w.via))].join('; ');
+  return `static, tested only in branch conditions, written only with constants at boot in process context after jump_label_init(): ${via}`;
 }
 
 /** Code under these paths is built into something other than the kernel proper, where jump labels are not patched. */
 const NOT_KERNEL: [RegExp, string][] = [
   [/^(tools|scripts|usr|Documentation)\//, 'a host or user-space program'],
+  [/\.bpf\.c$/, 'a BPF program, not kernel code'],
   [/^arch\/[^/]+\/boot\//, 'boot or decompressor code'],
   [/(^|\/)vdso\d*\/|^arch\/[^/]+\/(kernel\/)?vdso/, 'vDSO code, which runs in user space'],
   [/^arch\/[^/]+\/purgatory\/|^arch\/x86\/realmode\//, 'purgatory or real-mode code'],
@@ -117,53 +329,6 @@ const NOT_KERNEL: [RegExp, string][] = [
 
 function outsideKernel(file: string): string | undefined {
   return NOT_KERNEL.find(([re]) => re.test(file))?.[1];
-}
-
-type WriterContext = 'setup' | 'initcall' | 'early_param' | 'atomic' | 'irq' | 'unknown';
-
-/**
- * Where a write runs. `__setup()` handlers run from parse_args() in start_kernel(), after jump_label_init();
- * initcalls and module_init() run in process context. early_param() handlers may run before jump_label_init()
- * (arm, mips, sparc parse early params in setup_arch). A write after a lock, irq-off or RCU read-side call, or in
- * an interrupt handler, is atomic: static_branch_enable() may sleep. Anything else cannot be established.
- */
-function writerContext(f: FileText, at: number, fn: string | null): WriterContext {
-  if (!fn) return 'unknown';
-  const { masked, blocks } = f;
-  const bodyStart = Math.max(0, blocks.openOf(at));
-  const before = masked.slice(bodyStart, at);
-  if (/\b(spin_lock\w*|raw_spin_lock\w*|read_lock\w*|write_lock\w*|local_irq_disable|local_irq_save|rcu_read_lock\w*|preempt_disable)\s*\(/.test(before)) return 'atomic';
-  const header = masked.slice(masked.lastIndexOf(';', bodyStart) + 1, bodyStart);
-  if (/\birqreturn_t\b/.test(header)) return 'irq';
-  f.registered ??= registrations(masked);
-  return f.registered.get(fn) ?? 'unknown';
-}
-
-const REGISTRATION = /\b(__setup|early_param|(?:early_|core_|postcore_|arch_|subsys_|fs_|device_|late_)?initcall(?:_sync)?|module_init)\s*\([^;]*?\b([A-Za-z_]\w*)\s*\)/g;
-
-/** Each function a registration macro names (its last argument), with the context it runs in; __setup() wins. */
-function registrations(masked: string): Map<string, WriterContext> {
-  const out = new Map<string, WriterContext>();
-  const rank: WriterContext[] = ['setup', 'early_param', 'initcall'];
-  for (const m of masked.matchAll(REGISTRATION)) {
-    const context: WriterContext = m[1] === '__setup' ? 'setup' : m[1] === 'early_param' ? 'early_param' : 'initcall';
-    const had = out.get(m[2]!);
-    if (had === undefined || rank.indexOf(context) < rank.indexOf(had)) out.set(m[2]!, context);
-  }
-  return out;
-}
-
-function contextReason(context: WriterContext, fn: string | null, line: number): string {
-  switch (context) {
-    case 'early_param':
-      return `written by the early_param() handler ${fn}() (line ${line}), which some architectures run before jump_label_init()`;
-    case 'atomic':
-      return `written in ${fn}() (line ${line}) after taking a lock or disabling interrupts or preemption: static_branch_enable() may sleep`;
-    case 'irq':
-      return `written in the interrupt handler ${fn}() (line ${line}): static_branch_enable() may sleep`;
-    default:
-      return `written in ${fn ? `${fn}()` : 'an initializer'} (line ${line}), whose calling context kseries cannot establish`;
-  }
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Params } from '../../templates/params.js';
 import type { TemplateVars } from '../../templates/render.js';
 import { convertFlag } from '../static-key/convert.js';
 import { archPath, describe, fragments, subjectPrefix } from '../static-key/index.js';
-import { DECLARATION_PREFILTER, scanFile, type FlagCandidate } from '../static-key/scan.js';
+import type { FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
 import type { RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
 
@@ -33,8 +33,7 @@ export const staticKeys: RecipeCode = {
 
   async prepare(ctx, params) {
     const paths = listParam(params.paths);
-    const found: FlagCandidate[] = [];
-    for await (const [file, text] of ctx.filesMatching(DECLARATION_PREFILTER, paths)) found.push(...scanFile(file, text));
+    const found = await ctx.flagCandidates(paths);
     const chosen = select(found, listParam(params.only), paths, ctx.runtime, { minRate: Number(params.minRate ?? 0), top: Number(params.top ?? 0) });
 
     const skipped: { file: string; flag: string; reason: string }[] = [];
@@ -134,11 +133,12 @@ function byFile(chosen: FlagCandidate[]): Map<string, FlagCandidate[]> {
 }
 
 /**
- * The value an initcall stores on every boot, which is then the flag's usual value; undefined when only __setup()
- * handlers write it (they run only when their option is given) or the initcalls disagree.
+ * The value an initcall stores on every boot (a statement of its own body), which is then the flag's usual value;
+ * undefined when only __setup() handlers write it (they run only when their option is given), when the initcall
+ * writes it only on some boots (inside an `if`) or through a helper, or when the initcalls disagree.
  */
 function valueAfterBoot(c: FlagCandidate): boolean | undefined {
-  const values = new Set(c.writes.filter((w) => w.context === 'initcall').map((w) => w.value));
+  const values = new Set(c.writes.filter((w) => w.everyBoot).map((w) => w.value));
   return values.size === 1 ? [...values][0] : undefined;
 }
 

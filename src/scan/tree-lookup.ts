@@ -1,0 +1,252 @@
+// The tree's answers to the static-key classifier: which files use a name (for the callers of global functions and
+// the headers of shared flags), their texts, the architectures' facts, and the architectures Kconfig builds a file
+// for. One git grep per round of names, for all of them at once. What the rounds found is kept as the tree's symbol
+// index, per tree content (the commit, and the working tree's diff against it) and per version of the rules, in
+// kseries' cache: which files use each name, where each global function is reached from, and the architectures; a
+// later scan of the same content reads it instead of asking git grep again.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildWays, type MakefileCache } from '../build/kbuild.js';
+import { KconfigIndex, type Arches } from '../build/kconfig.js';
+import { ToolFailedError } from '../errors.js';
+import { CFile } from '../recipes/c-functions.js';
+import { readArchFacts, archView, type ArchView } from '../recipes/static-key/arch.js';
+import type { ArchFacts } from '../recipes/static-key/arch.js';
+import { MAX_FILES, type CallerLookup, type Reach } from '../recipes/static-key/reach.js';
+import { gitLines, gitRunRaw } from '../tools/git.js';
+import { cacheDir } from '../tree/paths.js';
+import { readBatch, type Source } from './files.js';
+
+/** Names per git grep pattern: PCRE compiles one alternation of them (a trie keeps it small and fast). */
+const NAMES_PER_PATTERN = 400;
+
+/** What the cache keeps for one tree content and one version of the rules. */
+interface SymbolIndex {
+  /** The .c and .h files that use each name looked up. */
+  uses: Record<string, string[]>;
+  /** Where each global function is reached from, per question (writes, reads), once fully known. */
+  reached: Record<string, Record<string, Reach[]>>;
+  /** The header that declares each shared flag `extern` ('' when none does). */
+  headers?: Record<string, string>;
+  arch?: { facts: ArchFacts; files: Record<string, Arches> };
+}
+
+export class TreeLookup implements CallerLookup {
+  /** This scan's answers: the names it asked for (a name it has not asked for stays pending, whatever the index knows). */
+  private readonly using = new Map<string, string[]>();
+  private readonly texts = new Map<string, string>();
+  private readonly models = new Map<string, CFile>();
+
+  private constructor(
+    private readonly source: Source,
+    private readonly indexFile: string,
+    /** What earlier scans of the same content found, and this one adds. */
+    readonly index: SymbolIndex,
+  ) {}
+
+  static async open(source: Source, env: NodeJS.ProcessEnv = process.env): Promise<TreeLookup> {
+    const { root, commit } = source;
+    const head = commit ?? (await gitRunRaw(root, ['rev-parse', 'HEAD'])).stdout.trim();
+    // The working tree: its diff against HEAD is part of the content (tracked files only, as the scan reads them).
+    const diff = commit ? '' : (await gitRunRaw(root, ['diff', 'HEAD', '--binary', '--no-ext-diff'])).stdout;
+    const key = createHash('sha1').update(`${head}\n${diff}\n${rulesVersion()}`).digest('hex').slice(0, 16);
+    const file = path.join(cacheDir(env), 'scan', `${key}.json`);
+    let index: SymbolIndex = { uses: {}, reached: {} };
+    try {
+      index = JSON.parse(fs.readFileSync(file, 'utf8')) as SymbolIndex;
+    } catch {
+      /* no index yet */
+    }
+    return new TreeLookup(source, file, index);
+  }
+
+  /** Where finished expansions of one question are kept (and found again by a later scan). */
+  reached(question: string): Map<string, Reach[]> {
+    return new Map(Object.entries((this.index.reached[question] ??= {})));
+  }
+
+  /** Keep what this scan found: the files of each name, the expansions, the architectures. */
+  save(reached: Record<string, Map<string, Reach[]>>): void {
+    for (const [q, m] of Object.entries(reached)) this.index.reached[q] = Object.fromEntries(m);
+    fs.mkdirSync(path.dirname(this.indexFile), { recursive: true });
+    const tmp = `${this.indexFile}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(this.index));
+    fs.renameSync(tmp, this.indexFile);
+  }
+
+  filesUsing(name: string): readonly string[] | undefined {
+    return this.using.get(name);
+  }
+
+  file(path: string): CFile | undefined {
+    let model = this.models.get(path);
+    if (!model) {
+      const text = this.texts.get(path);
+      if (text === undefined) return undefined;
+      model = new CFile(path, text);
+      // A few hundred models at most stay built; the texts stay, the rest is rebuilt on need.
+      if (this.models.size > 1000) this.models.delete(this.models.keys().next().value!);
+      this.models.set(path, model);
+    }
+    return model;
+  }
+
+  /** The text of a file of the source (read once). */
+  async text(path: string): Promise<string | undefined> {
+    if (!this.texts.has(path)) for (const [f, t] of await readBatch(this.source, [path])) this.texts.set(f, t);
+    return this.texts.get(path);
+  }
+
+  /**
+   * Look up every name not looked up yet: the .c and .h files where it stands as a word (not after `.` or `->`), in
+   * one git grep, and read those files.
+   */
+  async lookUp(names: Iterable<string>): Promise<void> {
+    const known = this.index.uses;
+    const asked = [...new Set(names)].filter((n) => /^[A-Za-z_]\w*$/.test(n) && !this.using.has(n));
+    for (const n of asked) if (known[n]) this.using.set(n, known[n]);
+    const wanted = asked.filter((n) => !known[n]).sort();
+    await this.readUsers(asked);
+    if (wanted.length === 0) return;
+    for (const n of wanted) this.using.set(n, []);
+    const patterns: string[] = [];
+    for (let i = 0; i < wanted.length; i += NAMES_PER_PATTERN) patterns.push(`(?<![.>\\w])(?:${trie(wanted.slice(i, i + NAMES_PER_PATTERN))})(?!\\w)`);
+    const { root, commit } = this.source;
+    const files = new Set<string>();
+    const r = await gitLines(root, ['grep', '-o', '-I', '--full-name', '-P', ...patterns.flatMap((p) => ['-e', p]), ...(commit ? [commit] : []), '--', '*.c', '*.h'], (line) => {
+      const rest = commit ? line.slice(commit.length + 1) : line;
+      const colon = rest.lastIndexOf(':');
+      if (colon < 0) return;
+      const file = rest.slice(0, colon);
+      const list = this.using.get(rest.slice(colon + 1));
+      if (!list) return;
+      if (list[list.length - 1] !== file) list.push(file);
+      files.add(file);
+    });
+    if (r.code > 1) throw new ToolFailedError(`git grep failed: ${r.stderr.trim().split('\n').pop()}`, `run git grep -P in ${root} to see why`);
+    for (const n of wanted) known[n] = this.using.get(n)!;
+    await this.readUsers(wanted);
+  }
+
+  /** The headers that declare these variables `extern`: one git grep of the headers for all of them. */
+  async lookUpHeaders(variables: Iterable<string>): Promise<void> {
+    const headers = (this.index.headers ??= {});
+    const wanted = [...new Set(variables)].filter((v) => /^[A-Za-z_]\w*$/.test(v) && !(v in headers)).sort();
+    if (wanted.length === 0) return;
+    for (const v of wanted) headers[v] = '';
+    const patterns: string[] = [];
+    for (let i = 0; i < wanted.length; i += NAMES_PER_PATTERN) patterns.push(`\\bextern\\b[^;(]*\\b(?:${trie(wanted.slice(i, i + NAMES_PER_PATTERN))})\\b\\s*(?:\\[[^\\]]*\\]\\s*)?(?:__\\w+\\s*)*;`);
+    const { root, commit } = this.source;
+    const r = await gitLines(root, ['grep', '-o', '-I', '--full-name', '-P', ...patterns.flatMap((p) => ['-e', p]), ...(commit ? [commit] : []), '--', '*.h'], (line) => {
+      const rest = commit ? line.slice(commit.length + 1) : line;
+      const colon = rest.indexOf(':');
+      const name = /(\w+)\s*(?:\[[^\]]*\]\s*)?$/.exec(rest.replace(/(?:\s+(?:__read_mostly|__ro_after_init|__initdata|__weak|__maybe_unused|__percpu|__cacheline_aligned\w*))*\s*;$/, ''))?.[1];
+      if (colon > 0 && name && headers[name] === '') headers[name] = rest.slice(0, colon);
+    });
+    if (r.code > 1) throw new ToolFailedError(`git grep failed: ${r.stderr.trim().split('\n').pop()}`, `run git grep -P in ${root} to see why`);
+  }
+
+  /** The header lookUpHeaders() found for a variable. */
+  headerOf(variable: string): string | undefined {
+    return this.index.headers?.[variable] || undefined;
+  }
+
+  /** Read the files that use these names, if not read yet (not for a name used in more files than callers are followed in). */
+  private async readUsers(names: string[]): Promise<void> {
+    const followed = names.map((n) => this.using.get(n) ?? []).filter((files) => files.length <= MAX_FILES + 1);
+    const missing = [...new Set(followed.flat())].filter((f) => !this.texts.has(f));
+    for (let i = 0; i < missing.length; i += 200) for (const [f, t] of await readBatch(this.source, missing.slice(i, i + 200))) this.texts.set(f, t);
+  }
+
+  /** The architectures' facts and, for `files`, the architectures their Kconfig symbols build them for. */
+  async archView(files: string[]): Promise<ArchView> {
+    const kept = this.index.arch;
+    const wanted = [...new Set(files)].filter((f) => !f.startsWith('arch/'));
+    if (kept && wanted.every((f) => f in kept.files)) return archView(kept.facts, (f) => kept.files[f]);
+    const arches = (await this.list(/^arch\/[^/]+\/Kconfig$/)).map((f) => f.split('/')[1]!);
+    const kconfigs = new Map<string, string>();
+    for (const a of arches) kconfigs.set(a, (await this.text(`arch/${a}/Kconfig`)) ?? '');
+    const calls = new Map<string, string>();
+    for (const f of await this.grepFiles('parse_early_param', 'arch/**/*.c')) calls.set(f, (await this.text(f)) ?? '');
+    const facts = readArchFacts(kconfigs, calls);
+    const byFile = new Map<string, Arches>();
+    const outsideArch = wanted;
+    if (outsideArch.length > 0) {
+      const kconfig = await this.kconfigIndex();
+      const read = (f: string) => this.text(f);
+      const makefiles: MakefileCache = new Map();
+      for (const f of outsideArch) {
+        const ways = await buildWays(f, read, makefiles);
+        byFile.set(f, ways ? kconfig.archesOfWays(ways) : 'any');
+      }
+    }
+    this.index.arch = { facts, files: Object.fromEntries(byFile) };
+    return archView(facts, (f) => byFile.get(f));
+  }
+
+  private async kconfigIndex(): Promise<KconfigIndex> {
+    const paths = await this.list(/(^|\/)Kconfig[^/]*$/);
+    const texts = new Map<string, string>();
+    for (let i = 0; i < paths.length; i += 500) for (const [f, t] of await readBatch(this.source, paths.slice(i, i + 500))) texts.set(f, t);
+    return new KconfigIndex(texts);
+  }
+
+  /** Tracked paths (at the commit, or in the index) that match `re`: ls-tree knows no pathspec globs, so filtered here. */
+  private async list(re: RegExp): Promise<string[]> {
+    const { root, commit } = this.source;
+    const r = await gitRunRaw(root, commit ? ['ls-tree', '-r', '--name-only', commit] : ['ls-files']);
+    return r.stdout.split('\n').filter((f) => f && re.test(f));
+  }
+
+  private async grepFiles(word: string, glob: string): Promise<string[]> {
+    const { root, commit } = this.source;
+    const r = await gitRunRaw(root, ['grep', '-l', '-w', '--full-name', word, ...(commit ? [commit] : []), '--', `:(glob)${glob}`]);
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (commit ? l.slice(commit.length + 1) : l));
+  }
+}
+
+/** One alternation that matches exactly `words`, as a trie (`foo_(?:bar|baz)`), which PCRE matches far faster than a flat list. */
+export function trie(words: string[]): string {
+  type Node = Map<string, Node>;
+  const rootNode: Node = new Map();
+  for (const w of words) {
+    let n = rootNode;
+    for (const c of w) {
+      if (!n.has(c)) n.set(c, new Map());
+      n = n.get(c)!;
+    }
+    n.set('', new Map());
+  }
+  const emit = (n: Node): string => {
+    const alts: string[] = [];
+    let end = false;
+    for (const [c, child] of [...n].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (c === '') end = true;
+      else alts.push(c + emit(child));
+    }
+    if (alts.length === 0) return '';
+    const body = alts.length === 1 && !end ? alts[0]! : `(?:${alts.join('|')})`;
+    return end ? (alts.length === 1 ? `(?:${alts[0]})?` : `${body}?`) : body;
+  };
+  return emit(rootNode);
+}
+
+/**
+ * The version of the rules an index was made with: a digest of the modules that read C, follow callers and decide
+ * (their compiled or source text), so an index made by other rules is never read.
+ */
+function rulesVersion(): string {
+  const here = fileURLToPath(import.meta.url);
+  const ext = path.extname(here);
+  const src = path.resolve(path.dirname(here), '..');
+  const hash = createHash('sha1');
+  for (const dir of ['recipes/static-key', 'recipes', 'build', 'scan']) {
+    for (const f of fs.readdirSync(path.join(src, dir)).filter((x) => x.endsWith(ext)).sort()) hash.update(fs.readFileSync(path.join(src, dir, f)));
+  }
+  return hash.digest('hex');
+}
