@@ -3,11 +3,13 @@
 import { registerProver } from '../check/proofs/registry.js';
 import { kprobePostProver } from '../kprobe/prover.js';
 import { staticKey } from './static-key/index.js';
+import { staticKeyToggle } from './static-key-toggle/index.js';
 import { staticKeys } from './static-keys/index.js';
 import type { RecipeCode } from './types.js';
 
 export const RECIPE_CODE: Readonly<Record<string, RecipeCode>> = {
   'static-key': staticKey,
+  'static-key-toggle': staticKeyToggle,
   'static-keys': staticKeys,
 };
 

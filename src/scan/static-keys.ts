@@ -44,9 +44,9 @@ export async function finishScan(facts: FlagFacts[], lookup: TreeLookup): Promis
   const expanders = { writes: new Expander(lookup, walkers.writes, lookup.reached('writes')), reads: new Expander(lookup, walkers.reads, lookup.reached('reads')) };
   const tree: TreeAnswers = {
     expand: (question, reaches) => expanders[question].expand(reaches),
-    header: (variable) => ({ header: lookup.headerOf(variable) }),
+    shared: (variable) => lookup.sharedOf(variable),
   };
-  await lookup.lookUpHeaders(facts.filter((f) => f.shared && f.reject.length === 0).map((f) => f.variable));
+  await lookup.lookUpShared(facts.filter((f) => f.shared && f.reject.length === 0).map((f) => f.variable));
   for (let round = 0; round < ROUNDS; round++) {
     const names = new Set(facts.flatMap((f) => [...pendingNames(f, tree)]));
     if (names.size === 0) break;

@@ -13,6 +13,7 @@ import { KconfigIndex, type Arches } from '../build/kconfig.js';
 import { ToolFailedError } from '../errors.js';
 import { CFile } from '../recipes/c-functions.js';
 import { readArchFacts, archView, type ArchView } from '../recipes/static-key/arch.js';
+import { toggleAt, type Toggle } from '../recipes/static-key/toggles.js';
 import type { ArchFacts } from '../recipes/static-key/arch.js';
 import { MAX_FILES, type CallerLookup, type Reach } from '../recipes/static-key/reach.js';
 import { gitLines, gitRunRaw } from '../tools/git.js';
@@ -30,6 +31,8 @@ interface SymbolIndex {
   reached: Record<string, Record<string, Reach[]>>;
   /** The header that declares each shared flag `extern` ('' when none does). */
   headers?: Record<string, string>;
+  /** What other files' sysctl tables and the like do with each shared flag (toggleAt() of their uses). */
+  elsewhere?: Record<string, (Toggle & { where: string })[]>;
   arch?: { facts: ArchFacts; files: Record<string, Arches> };
 }
 
@@ -130,27 +133,52 @@ export class TreeLookup implements CallerLookup {
     await this.readUsers(wanted);
   }
 
-  /** The headers that declare these variables `extern`: one git grep of the headers for all of them. */
-  async lookUpHeaders(variables: Iterable<string>): Promise<void> {
+  /**
+   * For shared flags: the headers that declare them `extern`, and the sysctl entries of other files that store them
+   * (`.data = &flag`): two git greps for all of them.
+   */
+  async lookUpShared(variables: Iterable<string>): Promise<void> {
     const headers = (this.index.headers ??= {});
+    const elsewhere = (this.index.elsewhere ??= {});
     const wanted = [...new Set(variables)].filter((v) => /^[A-Za-z_]\w*$/.test(v) && !(v in headers)).sort();
     if (wanted.length === 0) return;
-    for (const v of wanted) headers[v] = '';
-    const patterns: string[] = [];
-    for (let i = 0; i < wanted.length; i += NAMES_PER_PATTERN) patterns.push(`\\bextern\\b[^;(]*\\b(?:${trie(wanted.slice(i, i + NAMES_PER_PATTERN))})\\b\\s*(?:\\[[^\\]]*\\]\\s*)?(?:__\\w+\\s*)*;`);
+    for (const v of wanted) {
+      headers[v] = '';
+      elsewhere[v] = [];
+    }
+    const alternations: string[] = [];
+    for (let i = 0; i < wanted.length; i += NAMES_PER_PATTERN) alternations.push(trie(wanted.slice(i, i + NAMES_PER_PATTERN)));
+    await this.grep(alternations.map((t) => `\\bextern\\b[^;(]*\\b(?:${t})\\b\\s*(?:\\[[^\\]]*\\]\\s*)?(?:__\\w+\\s*)*;`), '*.h', (file, _line, match) => {
+      const name = /(\w+)\s*(?:\[[^\]]*\]\s*)?$/.exec(match.replace(/(?:\s+(?:__read_mostly|__ro_after_init|__initdata|__weak|__maybe_unused|__percpu|__cacheline_aligned\w*))*\s*;$/, ''))?.[1];
+      if (name && headers[name] === '') headers[name] = file;
+    });
+    const hits: { file: string; line: number; name: string }[] = [];
+    await this.grep(alternations.map((t) => `\\.data\\s*=\\s*&\\s*(?:${t})\\b`), '*.c', (file, line, match) => hits.push({ file, line, name: /(\w+)$/.exec(match)![1]! }));
+    for (const h of hits) {
+      const text = await this.text(h.file);
+      if (text === undefined) continue;
+      const model = new CFile(h.file, text);
+      const start = model.lines.lineStart(h.line);
+      const at = model.masked.indexOf(`&`, model.masked.indexOf('.data', start));
+      const use = at < 0 ? -1 : model.masked.indexOf(h.name, at);
+      const toggle = use < 0 ? undefined : toggleAt(model, use);
+      if (toggle) elsewhere[h.name]!.push({ ...toggle, where: `${h.file}:${h.line}` });
+    }
+  }
+
+  /** `git grep -n -o -P` of the patterns in files matching `glob`: each match with its file and line. */
+  private async grep(patterns: string[], glob: string, onMatch: (file: string, line: number, match: string) => void): Promise<void> {
     const { root, commit } = this.source;
-    const r = await gitLines(root, ['grep', '-o', '-I', '--full-name', '-P', ...patterns.flatMap((p) => ['-e', p]), ...(commit ? [commit] : []), '--', '*.h'], (line) => {
-      const rest = commit ? line.slice(commit.length + 1) : line;
-      const colon = rest.indexOf(':');
-      const name = /(\w+)\s*(?:\[[^\]]*\]\s*)?$/.exec(rest.replace(/(?:\s+(?:__read_mostly|__ro_after_init|__initdata|__weak|__maybe_unused|__percpu|__cacheline_aligned\w*))*\s*;$/, ''))?.[1];
-      if (colon > 0 && name && headers[name] === '') headers[name] = rest.slice(0, colon);
+    const r = await gitLines(root, ['grep', '-n', '-o', '-I', '--full-name', '-P', ...patterns.flatMap((p) => ['-e', p]), ...(commit ? [commit] : []), '--', glob], (out) => {
+      const m = /^([^:]+):(\d+):(.*)$/.exec(commit ? out.slice(commit.length + 1) : out);
+      if (m) onMatch(m[1]!, Number(m[2]), m[3]!);
     });
     if (r.code > 1) throw new ToolFailedError(`git grep failed: ${r.stderr.trim().split('\n').pop()}`, `run git grep -P in ${root} to see why`);
   }
 
-  /** The header lookUpHeaders() found for a variable. */
-  headerOf(variable: string): string | undefined {
-    return this.index.headers?.[variable] || undefined;
+  /** What lookUpShared() found for a shared flag. */
+  sharedOf(variable: string): { header?: string; elsewhere: (Toggle & { where: string })[] } {
+    return { header: this.index.headers?.[variable] || undefined, elsewhere: this.index.elsewhere?.[variable] ?? [] };
   }
 
   /** Read the files that use these names, if not read yet (not for a name used in more files than callers are followed in). */

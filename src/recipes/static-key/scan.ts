@@ -208,12 +208,12 @@ function contextOf(reaches: Reach[]): string {
 export interface TreeAnswers {
   /** `question`: how writes are reached (an atomic path settles it), or tests (a run-time path settles it). */
   expand(question: 'writes' | 'reads', reaches: Reach[]): { reaches: Reach[]; pending: Set<string> };
-  /** The header that declares `variable` extern, when the tree has one. */
-  header(variable: string): { header?: string };
+  /** For a shared flag: the header that declares it extern, and what other files' sysctl tables do with it. */
+  shared(variable: string): { header?: string; elsewhere: (Toggle & { where: string })[] };
 }
 
 /** Without the tree: placeholders stay as they are. */
-export const NO_ANSWERS: TreeAnswers = { expand: (_q, reaches) => ({ reaches, pending: new Set() }), header: () => ({}) };
+export const NO_ANSWERS: TreeAnswers = { expand: (_q, reaches) => ({ reaches, pending: new Set() }), shared: () => ({ elsewhere: [] }) };
 
 /** The names decide() would like the tree to look up for this flag. */
 export function pendingNames(f: FlagFacts, tree: TreeAnswers): Set<string> {
@@ -276,7 +276,17 @@ export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSW
   }
   const initOnly = reject.length === 0 ? readOnlyAtInit(f, tree) : undefined;
   if (initOnly) reject.push(`no benefit: read only at init/exit, in ${initOnly}`);
-  if (f.shared) needs.push(`DECLARE_STATIC_KEY in ${tree.header(f.variable).header ?? 'a header'}`);
+  if (f.shared) {
+    const { header, elsewhere } = tree.shared(f.variable);
+    for (const t of elsewhere) {
+      if (t.reject) reject.push(`${t.text} (${t.where})`);
+      else {
+        manual.push(`${t.text} (${t.where})`);
+        if (t.needs) needs.push(t.needs);
+      }
+    }
+    needs.push(`DECLARE_STATIC_KEY in ${header ?? 'a header'}`);
+  }
   const verdict: Verdict = reject.length ? 'reject' : manual.length ? 'manual' : 'auto';
   const reasons = verdict === 'auto' ? [autoReason(writes)] : [...reject, ...manual];
   return {

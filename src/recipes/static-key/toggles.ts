@@ -15,8 +15,9 @@ export interface Toggle {
 const PARAM = /^(module_param|module_param_named|module_param_unsafe|module_param_named_unsafe|module_param_cb|module_param_cb_unsafe|module_param_hw|module_param_hw_named|core_param|core_param_unsafe)$/;
 const DEBUGFS = /^debugfs_create_(bool|u8|u16|u32|u64|x8|x16|x32|x64|atomic_t|ulong|size_t)$/;
 const PARSE = /^(kstrtobool|strtobool|kstrtoint|kstrtouint|kstrtou8|kstrtoul|get_option|parse_option_str)$/;
-/** sysctl handlers that store a value the flag's tests read as a boolean. */
-const SYSCTL_BOOLEAN = /^(proc_dobool|proc_dointvec|proc_douintvec|proc_dou8vec)$/;
+/** sysctl handlers that store a boolean, and those that store any integer (the key could not hold it). */
+const SYSCTL_BOOLEAN = /^proc_dobool$/;
+const SYSCTL_ANY_INT = /^(proc_dointvec|proc_douintvec|proc_dou8vec|proc_dointvec_jiffies|proc_dointvec_ms_jiffies)$/;
 const SYSCTL_BOUNDED = /^(proc_dointvec_minmax|proc_douintvec_minmax|proc_dou8vec_minmax)$/;
 
 /** What the use of a flag at `at` is, when it is one of these; undefined for ordinary reads and writes. */
@@ -58,6 +59,7 @@ function sysctlEntry(cf: CFile, at: number): Toggle {
   if (!handler) return { kind: 'address', text: `its address is stored in .data of a table at line ${cf.lines.lineOf(at)}`, needs: 'writes that switch the key, not stores through its address' };
   const sysctl = { kind: 'sysctl' as const, needs: 'a sysctl handler' };
   if (SYSCTL_BOOLEAN.test(handler)) return { ...sysctl, text: `a sysctl (${handler})` };
+  if (SYSCTL_ANY_INT.test(handler)) return { kind: 'sysctl', text: `a sysctl (${handler}) that stores any integer, not only 0 and 1`, reject: true };
   if (SYSCTL_BOUNDED.test(handler)) {
     const lo = field('extra1') ?? 'SYSCTL_ZERO';
     const hi = field('extra2');
