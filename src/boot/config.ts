@@ -18,6 +18,9 @@ export const BOOT_SYMBOLS = [
 /** Switched off in every boot kernel: tinyconfig's -Os (the choice above replaces it), and address randomization. */
 export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'RANDOMIZE_BASE'];
 
+/** What a boot check adds so the workload can read back the interfaces a series switches keys from (/proc/sys). */
+export const CHECK_SYMBOLS = ['SYSCTL', 'PROC_SYSCTL'];
+
 /** What the lockdep flavour adds: locking proofs, might_sleep() checks, and static keys used before jump_label_init(). */
 export const LOCKDEP_SYMBOLS = ['DEBUG_KERNEL', 'PROVE_LOCKING', 'DEBUG_ATOMIC_SLEEP', 'JUMP_LABEL_FEATURE_CHECK_DEBUG'];
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chooseAccel } from '../boot/accel.js';
-import { BOOT_OFF, BOOT_SYMBOLS, LOCKDEP_SYMBOLS } from '../boot/config.js';
+import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS } from '../boot/config.js';
 import { bootGuest } from '../boot/guest.js';
 import { WORKLOADS } from '../boot/workloads.js';
 import { KernelBuild } from '../build/builder.js';
@@ -12,6 +12,7 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
+import { judgeToggles, toggleProbes, toggleScript, type ToggleProbe } from './toggles.js';
 import { addsStaticKey, keysAdded, keyWriters, writerParams, type KeyWriter } from './writers.js';
 
 export interface BootReport {
@@ -22,6 +23,8 @@ export interface BootReport {
   /** The parameters given so that the writers run. */
   params: string[];
   writers: (KeyWriter & { file: string })[];
+  /** The run-time interfaces that switch the keys, read back and written by the workload. */
+  toggles: (Pick<ToggleProbe, 'path' | 'where'> & { ok: boolean })[];
   seconds: number;
   consoleLog: string;
   /** The console lines that fail the boot (a warning, a BUG, a lockdep report), or why the boot did not finish. */
@@ -53,9 +56,13 @@ export async function bootCheck(
   // The writers of the keys the series adds or writes, not of every key those files switch.
   const keys = keysAdded(await gitRaw(tree.root, ['diff', range.base, range.tip, '--', '*.c', '*.h']));
   const writers: BootReport['writers'] = [];
+  const probes: ToggleProbe[] = [];
   for (const file of files) {
-    for (const w of keyWriters((await readAtCommit(tree.root, range.tip, file)) ?? '')) if (w.key && keys.has(w.key)) writers.push({ ...w, file });
+    const text = (await readAtCommit(tree.root, range.tip, file)) ?? '';
+    for (const w of keyWriters(text)) if (w.key && keys.has(w.key)) writers.push({ ...w, file });
+    probes.push(...toggleProbes(file, text, keys, (k) => new RegExp(`DEFINE_STATIC_KEY_TRUE(?:_RO)?\\(\\s*${k}\\s*\\)`).test(text)));
   }
+  const toggleNames = new Set(probes.map((p) => p.path));
   const params = writerParams(writers);
   const label = `${opts.config === 'minimal' || opts.config === 'defconfig' ? opts.config : path.basename(opts.config)}+lockdep`;
   return withLockFile(sourceLock('boot-series', opts.env), async () => {
@@ -64,26 +71,32 @@ export async function bootCheck(
     const objects = files.map((f) => f.replace(/\.c$/, '.o'));
     const symbols: string[] = [];
     for (const o of objects) symbols.push(...((await build.symbolsFor(o, (f) => readAtCommit(tree.root, range.tip, f))) ?? []));
-    await build.configure([...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...symbols], range.tip, BOOT_OFF);
+    await build.configure([...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...CHECK_SYMBOLS, ...symbols], range.tip, BOOT_OFF);
     log(`boot: building the series' ${label} kernel (${build.compiler}) in ${build.buildDir}`);
     const built = await build.buildImage();
     const workDir = path.join(cacheDir(opts.env), 'boot-check', path.basename(path.dirname(build.buildDir)), range.tip.slice(0, 12));
     fs.mkdirSync(workDir, { recursive: true });
     if (!built.ok) {
       const why = `the ${label} kernel does not build: ${built.log.slice(-3).join(' / ')}`;
-      return { config: label, accel: 'tcg', accelWhy: 'not booted', params, writers, seconds: 0, consoleLog: '', failures: [why], ok: false, statement: why };
+      return { config: label, accel: 'tcg', accelWhy: 'not booted', params, writers, toggles: [], seconds: 0, consoleLog: '', failures: [why], ok: false, statement: why };
     }
     const bzImage = path.join(build.buildDir, 'arch/x86/boot/bzImage');
     const accel = await chooseAccel(bzImage, opts.env);
     log(`boot: booting it under ${accel.accel.toUpperCase()}${params.length ? ` with ${params.join(' ')}` : ''}`);
-    const run = await bootGuest({ bzImage, buildDir: build.buildDir, workDir, workload: WORKLOADS.default!, params, lateEvents: [], accel, timeoutMs: BOOT_TIMEOUT_MS, env: opts.env });
-    const failures = consoleFailures(fs.readFileSync(run.consoleLog, 'utf8'));
+    // The default workload, then each interface read back, written and read back again.
+    const workload = { ...WORKLOADS.default!, script: `${WORKLOADS.default!.script}${toggleScript(probes)}` };
+    const run = await bootGuest({ bzImage, buildDir: build.buildDir, workDir, workload, params, lateEvents: [], accel, timeoutMs: BOOT_TIMEOUT_MS, env: opts.env });
+    const consoleText = fs.readFileSync(run.consoleLog, 'utf8');
+    const failures = consoleFailures(consoleText);
+    const toggleFailures = run.finished ? judgeToggles(probes, consoleText) : [];
+    failures.push(...toggleFailures);
+    const toggles = probes.map((p) => ({ path: p.path, where: p.where, ok: !toggleFailures.some((f) => f.startsWith(`${p.path} `)) }));
     if (run.timedOut) failures.push(`the guest was stopped after ${BOOT_TIMEOUT_MS / 1000} s`);
     else if (!run.reachedInit) failures.push('the kernel did not reach init');
     else if (!run.finished) failures.push('init did not run the workload to its end');
     else if (run.workloadStatus !== 0) failures.push(`the workload exited with status ${run.workloadStatus}`);
     const ok = failures.length === 0;
-    return { config: label, accel: accel.accel, accelWhy: accel.why, params, writers, seconds: run.seconds, consoleLog: run.consoleLog, failures, ok, statement: statementOf(label, accel.accel, writers, params, ok) };
+    return { config: label, accel: accel.accel, accelWhy: accel.why, params, writers, toggles, seconds: run.seconds, consoleLog: run.consoleLog, failures, ok, statement: statementOf(label, accel.accel, writers, params, ok, [...toggleNames]) };
   });
 }
 
@@ -102,11 +115,12 @@ export function consoleFailures(text: string): string[] {
 }
 
 /** "boots on x86-64 minimal+lockdep in QEMU/TCG, writers exercised: cgroup.memory=nosocket,nobpf" */
-function statementOf(label: string, accel: string, writers: KeyWriter[], params: string[], ok: boolean): string {
+function statementOf(label: string, accel: string, writers: KeyWriter[], params: string[], ok: boolean, toggles: string[] = []): string {
   const initcalls = [...new Set(writers.filter((w) => w.runs === 'initcall').map((w) => `${w.function}()`))];
   const exercised = [...params, ...initcalls.map((f) => `${f} (initcall)`)];
   const elsewhere = [...new Set(writers.filter((w) => w.runs === 'elsewhere').map((w) => `${w.function}()`))];
   const what = exercised.length ? `writers exercised: ${exercised.join(', ')}` : 'no writer runs at boot';
-  const rest = elsewhere.length ? `; not run by booting: ${elsewhere.join(', ')}` : '';
-  return `${ok ? 'boots clean' : 'does not boot clean'} on x86-64 ${label} in QEMU/${accel.toUpperCase()}, ${what}${rest}`;
+  const rest = elsewhere.length ? `; ${toggles.length ? 'switched through' : 'not run by booting'}: ${elsewhere.join(', ')}` : '';
+  const back = toggles.length ? `; read back and written: ${toggles.join(', ')}` : '';
+  return `${ok ? 'boots clean' : 'does not boot clean'} on x86-64 ${label} in QEMU/${accel.toUpperCase()}, ${what}${rest}${back}`;
 }

@@ -95,6 +95,7 @@ export function patchDetails(p: Omit<PatchReport, 'commit'>): string[] {
 export function formatBoot(b: BootReport): string[] {
   const out = [`boot ${b.ok ? 'ok' : 'FAILED'}: ${b.statement} (${b.seconds} s; ${b.accelWhy})`];
   for (const w of b.writers) out.push(`  writer ${w.file}:${w.line} ${w.function}(): ${w.runs === 'param' ? `runs with ${w.param}` : w.runs === 'initcall' ? 'an initcall: runs on every boot' : 'not run by booting'}`);
+  for (const t of b.toggles ?? []) out.push(`  interface ${t.path} (${t.where}): ${t.ok ? 'reads and takes what it did before' : 'differs from what it was'}`);
   for (const f of b.failures) out.push(`  | ${f}`);
   if (b.consoleLog) out.push(`  console log: ${b.consoleLog}`);
   return out;

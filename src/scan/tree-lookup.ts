@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { buildWays, type MakefileCache } from '../build/kbuild.js';
 import { KconfigIndex, type Arches } from '../build/kconfig.js';
 import { ToolFailedError } from '../errors.js';
-import { CFile } from '../recipes/c-functions.js';
+import { CFile } from '../c-source/functions.js';
 import { readArchFacts, archView, type ArchView } from '../recipes/static-key/arch.js';
 import { toggleAt, type Toggle } from '../recipes/static-key/toggles.js';
 import type { ArchFacts } from '../recipes/static-key/arch.js';

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { TransformError } from '../../src/errors.js';
-import { convertToggle, modeBits, type ToggleFragments } from '../../src/recipes/static-key-toggle/convert.js';
+import { modeBits } from '../../src/c-source/text.js';
+import { convertToggle, type ToggleFragments } from '../../src/recipes/static-key-toggle/convert.js';
 import { BUILTIN_RECIPES } from '../../src/recipes/load.js';
 import { loadTemplate } from '../../src/templates/render.js';
 

@@ -1,6 +1,7 @@
 // The pieces of a boot that need no kernel: what /init prints and how it is read, how kprobe events are packed on
 // the command line, which symbols a measured kernel gets, which writers a boot exercises, and what fails a boot.
 import { describe, expect, test } from 'vitest';
+import { judgeToggles, toggleProbes, toggleScript } from '../../src/check/toggles.js';
 import { objectPlans } from '../../src/boot/config.js';
 import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
@@ -219,6 +220,7 @@ test('the boot in the check report: the statement, each writer and how it ran, t
       { file: 'mm/memcontrol.c', line: 7, function: 'cgroup_memory', call: 'static_branch_enable(&k);', runs: 'param', param: 'cgroup.memory=nosocket' },
       { file: 'kernel/panic.c', line: 9, function: 'p_init', call: 'static_branch_enable(&p);', runs: 'initcall' },
     ],
+    toggles: [],
     failures: ['BUG: sleeping function called from invalid context at kernel/cpu.c:1', '  in_atomic(): 1'], ok: false,
     statement: 'does not boot clean on x86-64 minimal+lockdep in QEMU/TCG, writers exercised: cgroup.memory=nosocket, p_init() (initcall)',
   };
@@ -230,4 +232,29 @@ test('the boot in the check report: the statement, each writer and how it ran, t
     '  |   in_atomic(): 1',
     '  console log: /c/console.log',
   ]);
+});
+
+describe('interfaces that switch a key, read back in the booted kernel', () => {
+  const param = `static DEFINE_STATIC_KEY_FALSE(q_key);\nstatic int q_set(const char *val, const struct kernel_param *kp)\n{\n\tstatic_branch_enable(&q_key);\n\treturn 0;\n}\nstatic const struct kernel_param_ops q_ops = {\n\t.set = q_set,\n};\nmodule_param_cb(quiet, &q_ops, NULL, 0644);\n`;
+  const sysctl = `static DEFINE_STATIC_KEY_TRUE(s_key);\nstatic int s_sysctl(const struct ctl_table *t, int w, void *b, size_t *l, loff_t *p)\n{\n\tret = proc_dointvec_minmax(&tmp, w, b, l, p);\n\tstatic_branch_disable(&s_key);\n}\nstatic struct ctl_table tab[] = {\n\t{\n\t\t.procname = "strict",\n\t\t.proc_handler = s_sysctl,\n\t},\n};\nstatic int __init i(void)\n{\n\tregister_sysctl_init("fs", tab);\n}\n`;
+  const keys = new Set(['q_key', 's_key']);
+
+  test('a module parameter and a sysctl whose handlers switch added keys are probed, with what they must read', () => {
+    const probes = [...toggleProbes('kernel/printk/printk.c', param, keys, () => false), ...toggleProbes('fs/namei.c', sysctl, keys, () => true)];
+    expect(probes.map((p) => [p.path, p.initial, p.writes.map((w) => `${w.value}:${w.expect}`).join(' ')])).toEqual([
+      ['/sys/module/printk/parameters/quiet', 'N', '1:Y n:N on:Y 0:N 2:refused'],
+      ['/proc/sys/fs/strict', '1', '1:1 0:0 2:refused -1:refused'],
+    ]);
+    expect(toggleProbes('t.c', param.replace('0644', '0444'), keys, () => false)).toEqual([]);
+    const script = toggleScript(probes);
+    expect(script).toContain('if echo 2 > $f 2>/dev/null; then echo "@@kseries toggle $f write 2 ok $(cat $f)"; else echo "@@kseries toggle $f write 2 refused $(cat $f)"; fi');
+  });
+
+  test('the console against the expectations: a write taken that should be refused, a wrong value, a missing file', () => {
+    const [p] = toggleProbes('fs/namei.c', sysctl, keys, () => true);
+    const good = ['read 1', 'write 1 ok 1', 'write 0 ok 0', 'write 2 refused 0', 'write -1 refused 0'].map((l) => `@@kseries toggle ${p!.path} ${l}`).join('\n');
+    expect(judgeToggles([p!], good)).toEqual([]);
+    expect(judgeToggles([p!], good.replace('write 2 refused 0', 'write 2 ok 1'))).toEqual([`${p!.path} (fs/namei.c:10): writing 2 gave "write 2 ok 1", expected "write 2 refused 0"`]);
+    expect(judgeToggles([p!], `@@kseries toggle ${p!.path} missing`)).toEqual([`${p!.path} (fs/namei.c:10): not in the booted kernel`]);
+  });
 });

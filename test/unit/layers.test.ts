@@ -25,6 +25,7 @@ function layersImported(file: string, text: string): string[] {
 }
 
 const FORBIDDEN: Record<string, string[]> = {
+  'c-source': ['tree', 'tools', 'mail', 'check', 'series', 'review', 'commands', 'cli', 'recipes', 'build', 'scan', 'boot', 'measure', 'object-code', 'kprobe'],
   tree: ['check', 'series', 'review', 'commands', 'cli', 'mail', 'recipes'],
   tools: ['check', 'series', 'review', 'commands', 'cli', 'recipes'],
   mail: ['check', 'series', 'review', 'commands', 'cli', 'recipes', 'build'],

@@ -3,8 +3,8 @@
 // value it reads back, now switching the key. Text in, text out; the rest of the conversion (declaration, tests,
 // constant writes) is the static-key recipe's, run on the file with the interface set aside.
 import { TransformError } from '../../errors.js';
-import { CFile } from '../c-functions.js';
-import { findIdentifier, nextNonSpace, prevNonSpace, wordEndingAt } from '../c-text.js';
+import { CFile } from '../../c-source/functions.js';
+import { findIdentifier, modeBits, nextNonSpace, prevNonSpace, wordEndingAt } from '../../c-source/text.js';
 import { convertFlag, type Conversion, type KeyFragments } from '../static-key/convert.js';
 
 /** The interface a toggle is written through, as the commit message and the boot check describe it. */
@@ -191,19 +191,4 @@ function tableOf(m: string, entryOpen: number): { name: string; start: number } 
 function sysctlPath(text: string, table: string): string | undefined {
   const r = new RegExp(`register_sysctl(?:_init|_sz)?\\s*\\(\\s*"([^"]+)"\\s*,\\s*${table}\\b`).exec(text);
   return r ? r[1] : undefined;
-}
-
-const MODE_BITS: Record<string, number> = {
-  S_IRUSR: 0o400, S_IWUSR: 0o200, S_IRGRP: 0o40, S_IWGRP: 0o20, S_IROTH: 0o4, S_IWOTH: 0o2, S_IRUGO: 0o444, S_IWUGO: 0o222,
-};
-
-/** A file mode written as an octal constant or S_I* names joined by `|`; undefined for anything else. */
-export function modeBits(mode: string): number | undefined {
-  let bits = 0;
-  for (const part of mode.split('|').map((p) => p.trim())) {
-    if (/^0[0-7]*$/.test(part)) bits |= parseInt(part, 8);
-    else if (part in MODE_BITS) bits |= MODE_BITS[part]!;
-    else return undefined;
-  }
-  return bits;
 }

@@ -2,7 +2,7 @@
 // (`select HAVE_ARCH_JUMP_LABEL` in arch/<a>/Kconfig), and which ones parse early parameters only after
 // jump_label_init() (every parse_early_param() call of arch/<a>/ stands in a function that calls jump_label_init()
 // before it; an architecture that never calls it leaves it to start_kernel(), which does). Pure: texts in.
-import { CFile } from '../c-functions.js';
+import { CFile } from '../../c-source/functions.js';
 import type { Arches } from '../../build/kconfig.js';
 
 export interface ArchFacts {

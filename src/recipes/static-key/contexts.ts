@@ -2,7 +2,7 @@
 // initcall, a __setup() handler, an interrupt handler, a timer, a work item or a sysfs store; which calls make the code
 // after them atomic (a spinlock, interrupts off, an RCU read-side section); and where start_kernel() and setup_arch()
 // switch jump labels on. Pure: tables and the C file model in, places out.
-import type { CFile, FunctionDef, NameUse } from '../c-functions.js';
+import type { CFile, FunctionDef, NameUse } from '../../c-source/functions.js';
 
 /**
  * How a function is reached, worst first: `atomic` and `early` (before jump_label_init()) can never switch a static

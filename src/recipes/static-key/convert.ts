@@ -10,7 +10,7 @@ import {
   prevNonSpace,
   readC,
   wordEndingAt,
-} from '../c-text.js';
+} from '../../c-source/text.js';
 
 export type Hint = 'likely' | 'unlikely';
 

@@ -2,7 +2,7 @@
 // initcall, an interrupt handler, a work item...), a lock held at the call, or the boot sequence itself. A global
 // function's callers in other files are a placeholder (`pending`) that Expander replaces, round by round, with the
 // paths through the files the tree's lookup names. Pure: file models in, paths out.
-import type { CFile, FunctionDef, NameUse } from '../c-functions.js';
+import type { CFile, FunctionDef, NameUse } from '../../c-source/functions.js';
 import { atomicAt, attributeMacroPlace, registrationPlace, rootPlace, type Place, type PlaceKind } from './contexts.js';
 
 /** The tree's other files, for the callers of global functions. */

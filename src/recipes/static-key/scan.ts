@@ -1,8 +1,8 @@
 // Tree-wide scan for static-key candidates: file-scope bool/int flags tested in branches, each with a verdict.
 // Pure: text in, facts out; the verdict is decided from the facts and the architecture the code is built for. The
 // rules are worked out from jump_label.h, static-keys.rst, start_kernel() and each architecture's setup_arch().
-import { CFile } from '../c-functions.js';
-import { findIdentifiers } from '../c-text.js';
+import { CFile } from '../../c-source/functions.js';
+import { findIdentifiers } from '../../c-source/text.js';
 import { anyArch, SOME_ARCHES, type ArchView } from './arch.js';
 import { runsOnEveryBoot } from './contexts.js';
 import { isMemberAccess, isPreprocessorLine, parseBranchRead, parseWrite } from './convert.js';

@@ -1,7 +1,7 @@
 // Uses of a flag that hand it to kernel machinery: a module parameter, a sysctl table entry, a debugfs file, an
 // export, or its address passed on. Each says what a static-key conversion would need instead. Pure.
-import type { CFile } from '../c-functions.js';
-import { enclosingParen, prevNonSpace, wordEndingAt } from '../c-text.js';
+import type { CFile } from '../../c-source/functions.js';
+import { enclosingParen, prevNonSpace, wordEndingAt } from '../../c-source/text.js';
 
 export interface Toggle {
   /** `ignore`: not a read or a write (a parameter's description, sizeof). */

@@ -1,7 +1,7 @@
 // A C file's functions and how each name is used in it, read from masked text without a parser: where functions are
 // defined, where a name is called (and from which function), and where its address is handed to something else (a
 // registration macro's argument, a struct field, a pointer). Pure: text in, facts out.
-import { enclosingParen, findIdentifiers, LineIndex, nextNonSpace, prevNonSpace, readC, wordEndingAt, type Blocks } from './c-text.js';
+import { enclosingParen, findIdentifiers, LineIndex, nextNonSpace, prevNonSpace, readC, wordEndingAt, type Blocks } from './text.js';
 
 export interface FunctionDef {
   name: string;

@@ -199,3 +199,18 @@ export function enclosingFunction(masked: string, blocks: Blocks, at: number): s
   }
   return undefined;
 }
+
+const MODE_BITS: Record<string, number> = {
+  S_IRUSR: 0o400, S_IWUSR: 0o200, S_IRGRP: 0o40, S_IWGRP: 0o20, S_IROTH: 0o4, S_IWOTH: 0o2, S_IRUGO: 0o444, S_IWUGO: 0o222,
+};
+
+/** A file mode written as an octal constant or S_I* names joined by `|`; undefined for anything else. */
+export function modeBits(mode: string): number | undefined {
+  let bits = 0;
+  for (const part of mode.split('|').map((p) => p.trim())) {
+    if (/^0[0-7]*$/.test(part)) bits |= parseInt(part, 8);
+    else if (part in MODE_BITS) bits |= MODE_BITS[part]!;
+    else return undefined;
+  }
+  return bits;
+}
