@@ -28,6 +28,18 @@ export interface BuildOptions {
   sandbox?: boolean;
 }
 
+/** What a build's .config is, against the base it was made from (KernelBuild.configAsBuilt). */
+export interface ConfigAsBuilt {
+  /** "x86_64 defconfig", or the user's file name. */
+  base: string;
+  /** Symbols kseries asked for that the .config sets and the base does not. */
+  on: string[];
+  /** How many more symbols the .config sets than the base (what those pulled in). */
+  pulledIn: number;
+  /** Symbols the base sets and the .config does not (CONFIG_WERROR among them). */
+  off: string[];
+}
+
 export interface CompileResult {
   object: string;
   ok: boolean;
@@ -118,10 +130,57 @@ export class KernelBuild {
       wanted = [...wanted, ...more];
     }
     const config = fs.readFileSync(configFile, 'utf8');
+    this.recordRequested([...symbols, ...wanted]);
     const off = new Map<string, string>();
     for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
     await this.mustMake(['prepare']);
     return off;
+  }
+
+  /**
+   * The configuration as built, for a message to name: the base it started from (the config target's own output, or the
+   * user's file), the symbols kseries asked for that are now set, how many more those pulled in, and what the base
+   * sets that is now off (CONFIG_WERROR, always). The build directory's .config keeps what earlier runs asked for too.
+   */
+  async configAsBuilt(): Promise<ConfigAsBuilt> {
+    const config = setSymbols(await this.baseConfig());
+    const base = setSymbols(await this.plainConfig());
+    const requested = new Set(this.requested());
+    const added = [...config].filter((s) => !base.has(s)).sort();
+    return {
+      base: CONFIG_TARGETS[this.opts.config] ? `x86_64 ${this.opts.config}` : path.basename(this.opts.config),
+      on: added.filter((s) => requested.has(s)),
+      pulledIn: added.filter((s) => !requested.has(s)).length,
+      off: [...base].filter((s) => !config.has(s)).sort(),
+    };
+  }
+
+  /** The base .config alone, made once in a directory of its own beside the build (kept as .config.base). */
+  private async plainConfig(): Promise<string> {
+    const kept = path.join(this.buildDir, '.config.base');
+    if (!fs.existsSync(kept)) {
+      const targets = CONFIG_TARGETS[this.opts.config];
+      if (!targets) fs.copyFileSync(path.resolve(this.opts.config), kept);
+      else {
+        const scratch = `${this.buildDir}.base`;
+        fs.rmSync(scratch, { recursive: true, force: true });
+        for (const t of targets) await this.mustMake([t], scratch);
+        fs.copyFileSync(path.join(scratch, '.config'), kept);
+        fs.rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+    return fs.readFileSync(kept, 'utf8');
+  }
+
+  private requested(): string[] {
+    const file = path.join(this.buildDir, '.kseries-requested');
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  }
+
+  /** Every symbol configure() was asked to switch on in this build directory, over all runs. */
+  private recordRequested(symbols: string[]): void {
+    const all = [...new Set([...this.requested(), ...symbols])].sort();
+    fs.writeFileSync(path.join(this.buildDir, '.kseries-requested'), all.length ? `${all.join('\n')}\n` : '');
   }
 
   /**
@@ -184,11 +243,11 @@ export class KernelBuild {
     return found.filter((o) => fs.existsSync(path.join(this.source, o.replace(/\.o$/, '.c')))).sort();
   }
 
-  private async mustMake(args: string[]): Promise<void> {
-    const res = await runMake(this.make, args);
+  private async mustMake(args: string[], buildDir = this.buildDir): Promise<void> {
+    const res = await runMake({ ...this.make, buildDir }, args);
     if (res.code !== 0) {
       const last = res.stderr.trim().split('\n').slice(-2).join(' ');
-      throw new ToolFailedError(`make ${args.join(' ')} failed in ${this.buildDir}: ${last}`, 'check that the build packages are installed: kseries doctor');
+      throw new ToolFailedError(`make ${args.join(' ')} failed in ${buildDir}: ${last}`, 'check that the build packages are installed: kseries doctor');
     }
   }
 
@@ -257,4 +316,18 @@ function configFileHash(file: string): string {
 
 function isSet(config: string, symbol: string): boolean {
   return new RegExp(`^CONFIG_${symbol}=[ym]$`, 'm').test(config);
+}
+
+/** "x86_64 defconfig plus CONFIG_MEMCG and CONFIG_SLAB_OBJ_EXT (and 2 symbols they select), CONFIG_WERROR off" */
+export function configLine(c: ConfigAsBuilt): string {
+  const names = (list: string[]) => {
+    const full = list.map((s) => `CONFIG_${s}`);
+    return full.length <= 1 ? full.join('') : `${full.slice(0, -1).join(', ')} and ${full[full.length - 1]}`;
+  };
+  const symbols = (n: number) => `${n} symbol${n === 1 ? '' : 's'}`;
+  let line = c.base;
+  if (c.on.length) line += ` plus ${names(c.on)}`;
+  if (c.pulledIn) line += c.on.length ? ` (and ${symbols(c.pulledIn)} ${c.on.length === 1 ? 'it selects' : 'they select'})` : ` plus ${symbols(c.pulledIn)} switched on by olddefconfig`;
+  if (c.off.length) line += `, ${names(c.off)} off`;
+  return line;
 }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { assertConfig, KernelBuild, type BuildOptions } from '../build/builder.js';
+import { assertConfig, KernelBuild, type BuildOptions, type ConfigAsBuilt } from '../build/builder.js';
 import { missingBuildPackages } from '../doctor.js';
 import { MissingToolError } from '../errors.js';
 import { newWarnings, type CompilerMessage } from '../build/kbuild.js';
@@ -14,6 +14,7 @@ import { runCheckpatch, runGetMaintainer } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import type { ObjectCode } from '../object-code/parse.js';
 import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
+import { sectionTotals } from '../object-code/sizes.js';
 import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import { patchFailed, patchHasFindings, type BuildReport, type CheckReport, type PatchReport } from './report.js';
@@ -79,7 +80,9 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   const builds = opts.build
     ? buildAll(opts, commits, mails, step)
     : Promise.resolve({ reports: commits.map(() => skipped('--no-build')), proofs: commits.map(() => []), compiler: 'none' });
-  const [checkpatch, { reports: build, proofs, compiler }] = await Promise.all([checkpatchAll, builds]);
+  const [checkpatch, built] = await Promise.all([checkpatchAll, builds]);
+  const { reports: build, proofs, compiler } = built;
+  const configAsBuilt = 'config' in built ? built.config : undefined;
 
   const useGit = opts.mails ? await hasHistory(tree) : false;
   const patches: PatchReport[] = [];
@@ -105,6 +108,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   return {
     series: { name: opts.series?.name ?? null, version: opts.series?.version ?? null, base: opts.base, tip: opts.tip, patches: commits.length },
     config: opts.config,
+    ...(configAsBuilt ? { configAsBuilt } : {}),
     compiler,
     patches,
     problems: seriesProblems,
@@ -128,6 +132,8 @@ interface BuiltRange {
   proofs: ObjectProof[][];
   compiler: string;
   compilerVersion?: string;
+  /** The .config as built, against its base. */
+  config: ConfigAsBuilt;
 }
 
 /** Only the builds and object-code proofs of a range (generate measures a series with this before writing its messages). */
@@ -161,6 +167,7 @@ async function buildAll(
     for (const o of objects) symbols.set(o, await build.symbolsFor(o, (f) => readAtCommit(tree.root, opts.tip, f)));
     const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
     const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
+    const config = await build.configAsBuilt();
 
     // Each registered prover decides from a patch whether it has something to prove, and in which objects.
     const provers = registeredProvers();
@@ -210,6 +217,9 @@ async function buildAll(
         if (!r.ok || !proved.has(o)) continue;
         const compiled = await readObjectCode(objectFile(o), { contents });
         if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
+        const before = code.get(o) && sectionTotals(code.get(o)!);
+        const after = sectionTotals(compiled);
+        if (before && after) (report.sizes ??= []).push({ object: o, before, after });
         code.set(o, compiled);
       }
       if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
@@ -217,7 +227,7 @@ async function buildAll(
       step(i + 1, 'build', 'done', report.status);
       reports.push(report);
     }
-    return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion };
+    return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
   });
 }
 

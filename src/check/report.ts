@@ -1,4 +1,6 @@
 // What `kseries check` finds, in DESIGN's review contract (`patches`), plus series-level problems.
+import { configLine, type ConfigAsBuilt } from '../build/builder.js';
+import { sizeLine, type ObjectSize } from '../object-code/sizes.js';
 import type { ObjectProof } from './proofs/types.js';
 import type { CheckpatchResult } from '../tools/kernel-scripts.js';
 import type { BootReport } from './boot.js';
@@ -15,6 +17,8 @@ export interface BuildReport {
   notBuilt: { object: string; reason: string }[];
   /** Why the build was skipped, or how header dependents were sampled. */
   note?: string;
+  /** The allocated sections of each object a proof read, before and after the patch (same build, same config). */
+  sizes?: ObjectSize[];
 }
 
 export interface PatchReport {
@@ -31,6 +35,8 @@ export interface PatchReport {
 export interface CheckReport {
   series: { name: string | null; version: number | null; base: string; tip: string; patches: number };
   config: string;
+  /** The .config the patches were built with, against its base (when anything was built). */
+  configAsBuilt?: ConfigAsBuilt;
   compiler: string;
   patches: PatchReport[];
   /** Problems of the series as a whole (cover letter, length, repeated subjects). */
@@ -70,6 +76,7 @@ export function formatReport(r: CheckReport): string {
     out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`, ...patchDetails(p));
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
+  if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}`);
   if (r.kunit) out.push('', ...formatKunit(r.kunit));
   if (r.boot) out.push('', ...formatBoot(r.boot));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);
@@ -86,6 +93,7 @@ export function patchDetails(p: Omit<PatchReport, 'commit'>): string[] {
   for (const x of p.proofs) {
     out.push(`  proof ${x.ok ? 'ok' : 'FAILED'}: ${x.object}: ${x.claim}`, ...x.sites.map((s) => `    ${s}`), ...x.errors.map((e) => `    error: ${e}`));
   }
+  for (const z of p.build.sizes ?? []) out.push(`  size ${z.object}: ${sizeLine(z)}`);
   for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`);
   for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
   return out;

@@ -35,6 +35,8 @@ export interface ObjectCode {
   instructions: Map<string, Instruction[]>;
   /** The bytes of the sections whose contents matter beyond relocations (e.g. `.altinstructions`), when read. */
   contents?: Map<string, Buffer>;
+  /** Every section's name, size and SHF_* flags, when read from the ELF file (object-code/sizes.ts). */
+  sections?: { name: string; size: number; flags: number }[];
 }
 
 export function parseObjectCode(symbolsAndRelocs: string, disassembly: string, contents?: Map<string, Buffer>): ObjectCode {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckReport } from '../check/report.js';
+import { configLine } from '../build/builder.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw } from '../tools/git.js';
@@ -150,9 +151,9 @@ function checkedStatement(dir: string, tip: string, force: boolean): string {
   const cp = report.patches.reduce((n, p) => n + p.checkpatch.errors + p.checkpatch.warnings, 0);
   const proofs = report.patches.reduce((n, p) => n + (p.proofs ?? []).length, 0);
   const parts = [
-    built ? `${built} of ${report.patches.length} patches built one by one (x86_64 ${report.config}, W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}` : '',
+    built ? `${built} of ${report.patches.length} patches built one by one (${report.configAsBuilt ? configLine(report.configAsBuilt) : `x86_64 ${report.config}`}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}` : '',
     cp === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors',
-    proofs ? `${proofs} object-code ${proofs === 1 ? 'proof holds' : 'proofs hold'} (each converted test is one __jump_table NOP)` : '',
+    proofs ? `in the built objects (objdump), every test the patches convert is a __jump_table entry of its new key, a NOP in the code that runs (${proofs} conversion${proofs === 1 ? '' : 's'})` : '',
     report.kunit ? kunitStatement(report.kunit) : '',
     report.boot ? `the series ${report.boot.statement}` : '',
   ].filter(Boolean);

@@ -2,13 +2,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import type { BuildOptions } from '../build/builder.js';
+import { configLine, type BuildOptions } from '../build/builder.js';
 import { proveRange } from '../check/check.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { RuntimeEvidence } from '../recipes/types.js';
 import { measure } from '../measure/measure.js';
 import type { ObjectProof } from '../check/proofs/types.js';
+import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
 import { scanStaticKeys } from '../scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
@@ -92,9 +93,11 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
     input = { ...input, given: next };
     plan = await planSeries(input);
   }
-  const measured = built?.proofs.map((proofs) => measuredVars(proofs, opts.measure!.config, built.compilerVersion ?? built.compiler));
+  const measured = built?.proofs.map((proofs, i) => measuredVars(proofs, built.reports[i]!.sizes ?? [], configLine(built.config), built.compilerVersion ?? built.compiler));
   const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log }) : undefined;
-  plan = await planSeries({ ...input, measured, prepared: plan.prepared, kunit: evidence ? kunitVars(evidence) : false });
+  const sizes = (built?.reports ?? []).flatMap((r) => r.sizes ?? []);
+  const measuredTotal = built ? { config: configLine(built.config), objects: sizes.length, rows: sizes.length ? sizeRows(totalSize(sizes)) : [] } : false;
+  plan = await planSeries({ ...input, measured, measuredTotal, prepared: plan.prepared, kunit: evidence ? kunitVars(evidence) : false });
   const unproven = built ? plan.patches.filter((_, i) => built.proofs[i]!.some((p) => !p.ok)).map((p) => p.subject) : [];
   const failing = evidence && !evidence.ok ? evidence.problems : undefined;
   return { ...(await applyPlan({ tree, plan, base, author, version: opts.version })), unproven, ...(failing ? { kunitProblems: failing } : {}) };
@@ -174,14 +177,21 @@ async function treeServices(tree: KernelTree, base: string): Promise<TreeService
   };
 }
 
-/** The template variable `measured` of one patch: its proofs, and what built them. */
-function measuredVars(proofs: ObjectProof[], config: string, compiler: string): TemplateVars | false {
+/**
+ * The template variable `measured` of one patch: its proofs (also by subject, for a message about one flag), what
+ * each object it proved costs before and after (same build), and the configuration and compiler that built them.
+ */
+function measuredVars(proofs: ObjectProof[], sizes: ObjectSize[], config: string, compiler: string): TemplateVars | false {
   if (proofs.length === 0) return false;
+  const list = proofs.map((p) => ({ claim: p.claim, object: p.object, ok: p.ok, sites: p.sites, summary: p.summary, errors: p.errors, figures: p.figures ?? {}, functions: p.functions ?? [] }));
   return {
     ok: proofs.every((p) => p.ok),
     config,
     compiler,
-    proofs: proofs.map((p) => ({ claim: p.claim, object: p.object, ok: p.ok, sites: p.sites, summary: p.summary, errors: p.errors })),
+    proofs: list,
+    bySubject: Object.fromEntries(proofs.flatMap((p, i) => (p.subject ? [[p.subject, list[i]!]] : []))),
+    sizes: sizes.map((z) => ({ ...z, rows: sizeRows(z), delta: z.after.total - z.before.total })),
+    sizeDelta: sizes.reduce((n, z) => n + z.after.total - z.before.total, 0),
   };
 }
 

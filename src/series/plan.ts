@@ -41,6 +41,8 @@ export interface PlanInput {
    * `measured` (false when nothing was measured yet).
    */
   measured?: (TemplateVars | false)[];
+  /** For the cover letter: what the measured objects cost in all, before and after (`measuredTotal`). */
+  measuredTotal?: TemplateVars | false;
   /** What the recipe code's prepare() gave on an earlier plan of the same input (a second plan need not scan again). */
   prepared?: TemplateVars;
   /** KUnit on a draft of this series (the template variable `kunit`; false when it did not run). */
@@ -96,7 +98,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     params,
     cover: {
       subject: oneLine(inline(manifest.cover.subject, 'cover.subject')(vars), `${manifest.id}: cover.subject`),
-      body: templates.file(manifest.cover.template)({ ...vars, measured: measured.some(Boolean) ? measured : false }).trim(),
+      body: templates.file(manifest.cover.template)({ ...vars, measured: measured.some(Boolean) ? measured : false, measuredTotal: input.measuredTotal ?? false }).trim(),
     },
     patches,
     prepared,

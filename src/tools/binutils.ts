@@ -26,6 +26,7 @@ export async function readObjectCode(file: string, opts: { contents?: string[]; 
     relocations: elfRelocations(image, sections, byIndex),
     instructions: parser.finish(),
     contents: opts.contents?.length ? sectionContents(image, sections, opts.contents) : undefined,
+    sections: sections.map((s) => ({ name: s.name, size: s.size, flags: s.flags })),
   };
 }
 

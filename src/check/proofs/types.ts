@@ -25,6 +25,12 @@ export interface ObjectProof {
   sites: string[];
   /** The figures in one line (for a cover letter). */
   summary: string;
+  /** What the proof is about, for a message to find it by (a static key proof: the flag). */
+  subject?: string;
+  /** Counts a message may state as they are (a static key proof: `tests` before, `labels` after). */
+  figures?: Record<string, number>;
+  /** The functions that hold the proven sites in the object code ("mem_cgroup_css_alloc()"). */
+  functions?: string[];
 }
 
 /** An object-code proof that `kseries check` runs on every patch it builds. Pure: parsed objects in, proofs out. */

@@ -172,20 +172,46 @@ const GUARD = /\b(guard|scoped_guard)\s*\(\s*(spinlock\w*|raw_spinlock\w*|read_l
 /** Assertions that say the caller runs atomic. */
 const ASSERT = /\b(lockdep_assert_irqs_disabled|lockdep_assert_preemption_disabled|lockdep_assert_in_irq|lockdep_assert_in_softirq|WARN_ON(?:_ONCE)?\s*\(\s*!\s*irqs_disabled)\s*\(/g;
 
+/** Calls that take a sleeping lock, the calls that drop it, and the guards that hold one to the end of their scope. */
+const SLEEPING_ENTER = /\b(mutex_lock(?:_interruptible|_killable|_nested|_io)?|down_read(?:_interruptible|_killable)?|down_write(?:_killable)?|down(?:_interruptible|_killable)?|cpus_read_lock|percpu_down_read|percpu_down_write)\s*\(/g;
+const SLEEPING_EXIT = /\b(mutex_unlock|up_read|up_write|up|cpus_read_unlock|percpu_up_read|percpu_up_write)\s*\(/g;
+const SLEEPING_GUARD = /\b(guard|scoped_guard)\s*\(\s*(mutex|rwsem_read|rwsem_write|cpus_read_lock)\b/g;
+
+/** One kind of held state: the calls that enter it, those that leave it, and its guards. */
+interface HeldCalls {
+  enter: RegExp;
+  exit: RegExp;
+  guard: RegExp;
+}
+
 /**
- * Is the code at `at` atomic? Counts the enter and exit calls of the function on the way from its opening brace to
- * `at`, only those whose block still holds `at` (an unlock on an error path that returns does not end the lock for the
- * code after it; a lock taken and dropped in an `if` block does not count); a guard() holds to the end of its block, a
- * scoped_guard() for its own block. Returns what holds and where it was taken: "spin_lock()", "mm/x.c:12".
+ * Is the code at `at` atomic? Returns what holds and where it was taken: "spin_lock()", "mm/x.c:12" (see heldAt).
  */
 export function atomicAt(file: CFile, fn: FunctionDef, at: number): { what: string; where: string } | undefined {
+  const body = file.masked.slice(fn.open, at);
+  for (const a of body.matchAll(ASSERT)) return { what: /preemption/.test(a[1]!) ? 'preemption off (asserted)' : /irq/.test(a[1]!) && !/disabled/.test(a[1]!) ? 'interrupt context (asserted)' : 'interrupts off (asserted)', where: `${a[1]!.replace(/\s+/g, '')}() at ${file.path}:${file.lines.lineOf(fn.open + a.index!)}` };
+  const last = heldAt(file, fn, at, { enter: ENTER, exit: EXIT, guard: GUARD });
+  return last ? { what: heldText(last.call), where: `${last.call}() at ${last.where}` } : undefined;
+}
+
+/** The sleeping lock (mutex, rw semaphore, the CPU hotplug lock) the code at `at` holds: "mutex_lock()", "mm/x.c:12". */
+export function sleepingLockAt(file: CFile, fn: FunctionDef, at: number): { call: string; where: string } | undefined {
+  return heldAt(file, fn, at, { enter: SLEEPING_ENTER, exit: SLEEPING_EXIT, guard: SLEEPING_GUARD });
+}
+
+/**
+ * Counts the enter and exit calls of the function on the way from its opening brace to `at`, only those whose block
+ * still holds `at` (an unlock on an error path that returns does not end the lock for the code after it; a lock taken
+ * and dropped in an `if` block does not count); a guard() holds to the end of its block, a scoped_guard() for its own
+ * block. The innermost call that still holds, and where it was made.
+ */
+function heldAt(file: CFile, fn: FunctionDef, at: number, calls: HeldCalls): { call: string; where: string } | undefined {
   const m = file.masked;
   const body = m.slice(fn.open, at);
-  for (const a of body.matchAll(ASSERT)) return { what: /preemption/.test(a[1]!) ? 'preemption off (asserted)' : /irq/.test(a[1]!) && !/disabled/.test(a[1]!) ? 'interrupt context (asserted)' : 'interrupts off (asserted)', where: `${a[1]!.replace(/\s+/g, '')}() at ${file.path}:${file.lines.lineOf(fn.open + a.index!)}` };
   const events: { at: number; enter: boolean; what: string; block: number }[] = [];
-  for (const e of body.matchAll(ENTER)) events.push({ at: fn.open + e.index!, enter: true, what: e[1]!, block: -1 });
-  for (const e of body.matchAll(EXIT)) events.push({ at: fn.open + e.index!, enter: false, what: e[1]!, block: -1 });
-  for (const g of body.matchAll(GUARD)) events.push({ at: fn.open + g.index!, enter: true, what: `${g[1]}(${g[2]})`, block: -1 });
+  for (const e of body.matchAll(calls.enter)) events.push({ at: fn.open + e.index!, enter: true, what: e[1]!, block: -1 });
+  for (const e of body.matchAll(calls.exit)) events.push({ at: fn.open + e.index!, enter: false, what: e[1]!, block: -1 });
+  for (const g of body.matchAll(calls.guard)) events.push({ at: fn.open + g.index!, enter: true, what: `${g[1]}(${g[2]})`, block: -1 });
   if (events.length === 0) return undefined;
   events.sort((a, b) => a.at - b.at);
   // One pass over the braces: the block each event stands in, and at the end the blocks that hold `at`.
@@ -205,7 +231,7 @@ export function atomicAt(file: CFile, fn: FunctionDef, at: number): { what: stri
     else held.pop();
   }
   const last = held[held.length - 1];
-  return last ? { what: heldText(last.what), where: `${last.what}() at ${file.path}:${file.lines.lineOf(last.at)}` } : undefined;
+  return last ? { call: last.what, where: `${file.path}:${file.lines.lineOf(last.at)}` } : undefined;
 }
 
 /** What an enter call leaves the code in. */

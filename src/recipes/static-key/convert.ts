@@ -28,6 +28,10 @@ export interface SiteRecord {
   function: string | undefined;
   before: string;
   after: string;
+  /** A test: the hint it had in the source (none: undefined) and the one its static_branch_*() has. */
+  hint?: { before: Hint | undefined; after: Hint };
+  /** A write: static_branch_enable() (true) or static_branch_disable() (false). */
+  enable?: boolean;
 }
 
 export interface Conversion {
@@ -46,10 +50,13 @@ interface Replacement {
   end: number;
   text: string;
   kind: 'declaration' | 'read' | 'write';
+  hint?: SiteRecord['hint'];
+  enable?: boolean;
 }
 
 const FLAG_ATTRIBUTES = new Set(['__read_mostly', '__ro_after_init']);
-const JUMP_LABEL_INCLUDE = /^#include\s*<linux\/jump_label\.h>/m;
+/** <linux/static_key.h> is <linux/jump_label.h> and nothing else: either one gives the file the static key API. */
+const JUMP_LABEL_INCLUDE = /^#include\s*<linux\/(?:jump_label|static_key)\.h>/m;
 
 /**
  * Convert `flag` into the static key `key`. Tests without a likely()/unlikely() hint are laid out for `usualValue`,
@@ -85,12 +92,12 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   for (const at of uses.filter((u) => !blocks.isTopLevel(u))) {
     const write = parseWrite(masked, at, flag, decl.type, refuse);
     if (write) {
-      replacements.push({ start: write.start, end: write.end, kind: 'write', text: fragments.write({ key, enable: write.enable }) });
+      replacements.push({ start: write.start, end: write.end, kind: 'write', text: fragments.write({ key, enable: write.enable }), enable: write.enable });
       continue;
     }
     const read = parseBranchRead(masked, at, flag, refuse);
     const hint = read.hint ?? ((usualValue ?? decl.initiallyTrue) ? 'likely' : 'unlikely');
-    replacements.push({ start: read.start, end: read.end, kind: 'read', text: fragments.read({ key, hint, negated: read.negated }) });
+    replacements.push({ start: read.start, end: read.end, kind: 'read', text: fragments.read({ key, hint, negated: read.negated }), hint: { before: read.hint, after: hint } });
   }
   if (!replacements.some((r) => r.kind === 'read')) {
     throw new TransformError(`${file}: ${flag} is never tested in a branch`, 'a static key only pays off where a branch tests it');
@@ -99,7 +106,8 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   let out = text;
   const records = new Map<Replacement, SiteRecord>();
   for (const r of [...replacements].sort((a, b) => b.start - a.start)) {
-    records.set(r, { line: lines.lineOf(r.start), function: enclosingFunction(masked, blocks, r.start), before: text.slice(r.start, r.end), after: r.text });
+    const facts = { ...(r.hint ? { hint: r.hint } : {}), ...(r.enable !== undefined ? { enable: r.enable } : {}) };
+    records.set(r, { line: lines.lineOf(r.start), function: enclosingFunction(masked, blocks, r.start), before: text.slice(r.start, r.end), after: r.text, ...facts });
     out = out.slice(0, r.start) + r.text + out.slice(r.end);
   }
   out = out

@@ -30,10 +30,20 @@ export const staticKey: RecipeCode = {
   verify: staticKeyVerifier,
 };
 
-/** What the templates say about a conversion. */
+/**
+ * What the templates say about a conversion: its sites, the hints its tests had and got (`hintsKept` tests had
+ * likely()/unlikely() and keep it, `hintsAdded` had none and got `addedHint`), and the static_branch_*() calls it adds.
+ */
 export function describe(c: Conversion): TemplateVars {
   const functions = (sites: Conversion['reads']) => [...new Set(sites.map((s) => (s.function ? `${s.function}()` : 'file scope')))];
+  const hints = c.reads.flatMap((r) => (r.hint ? [r.hint] : []));
+  const added = [...new Set(hints.filter((h) => h.before === undefined).map((h) => h.after))];
   return {
+    sourceTests: c.reads.length,
+    hintsKept: hints.filter((h) => h.before !== undefined).length,
+    hintsAdded: hints.filter((h) => h.before === undefined).length,
+    addedHint: added.length === 1 ? added[0]! : added.length ? 'likely or unlikely' : '',
+    calls: [...new Set(c.writes.map((w) => (w.enable ? 'static_branch_enable()' : 'static_branch_disable()')))].sort(),
     type: c.type,
     initiallyTrue: c.initiallyTrue,
     readOnlyAfterInit: c.readOnlyAfterInit,

@@ -9,6 +9,7 @@ import { archPath, describe, fragments, subjectPrefix } from '../static-key/inde
 import type { FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
 import type { RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
+import { writerFacts, type WriterFact } from './facts.js';
 import { rateVars } from './rates.js';
 
 /** get_maintainer.pl calls in flight at once. */
@@ -40,7 +41,8 @@ export const staticKeys: RecipeCode = {
     const skipped: { file: string; flag: string; reason: string }[] = [];
     const files: { file: string; flags: FlagVars[] }[] = [];
     for (const [file, flags] of byFile(chosen)) {
-      let text = (await ctx.readFile(file))!;
+      const baseText = (await ctx.readFile(file))!;
+      let text = baseText;
       const converted: FlagVars[] = [];
       for (const c of flags) {
         const key = `${c.variable}_key`;
@@ -48,7 +50,7 @@ export const staticKeys: RecipeCode = {
         try {
           const conv = convertFlag(file, text, c.variable, key, fragments(ctx), usualValue);
           text = conv.text;
-          converted.push({ ...describe(conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
+          converted.push({ ...describe(conv), writerFacts: writerFacts(file, baseText, c, conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -69,6 +71,7 @@ export const staticKeys: RecipeCode = {
       flagCount: files.reduce((n, f) => n + f.flags.length, 0),
       fileCount: files.length,
       skipped,
+      writerKinds: writerKinds(files.flatMap((f) => f.flags)),
     };
   },
 
@@ -146,6 +149,13 @@ function valueAfterBoot(c: FlagCandidate): boolean | undefined {
 /** "the __setup() handler foo()", "the initcall bar()". */
 function setBy(c: FlagCandidate): string[] {
   return [...new Set(c.writes.map((w) => `the ${w.context === 'setup' ? '__setup() handler' : 'initcall'} ${w.function}()`))];
+}
+
+/** "__setup() handlers and initcalls": the kinds of writer the converted flags have, in boot order. */
+function writerKinds(flags: FlagVars[]): string[] {
+  const kinds = new Set(flags.flatMap((f) => (f.writerFacts as WriterFact[]).map((w) => w.kind)));
+  const names: [string, string][] = [['early_param', 'early_param() handlers'], ['setup', '__setup() handlers'], ['initcall', 'initcalls']];
+  return names.filter(([k]) => kinds.has(k as never)).map(([, n]) => n);
 }
 
 /** One patch per set of maintainers, as get_maintainer.pl names them for each file; groups in path order. */

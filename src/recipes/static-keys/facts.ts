@@ -1,0 +1,49 @@
+// What a static-keys commit message may say about the writers of one converted flag, each established from the source
+// and the conversion: the context each runs in at that point of boot, the static_branch_*() calls the patch puts in
+// it, and the lock it holds. The templates say only what these facts say (the tests' facts: static-key describe()).
+import { CFile } from '../../c-source/functions.js';
+import { sleepingLockAt } from '../static-key/contexts.js';
+import type { Conversion } from '../static-key/convert.js';
+import type { FlagCandidate } from '../static-key/scan.js';
+
+/** One function that writes the flag, as the message describes it. */
+export interface WriterFact {
+  /** "cgroup_memory()" */
+  function: string;
+  /** Where it runs: a __setup() handler, an early_param() handler, or an initcall (directly or through helpers). */
+  kind: 'setup' | 'early_param' | 'initcall';
+  /** "dbdma_setup() <- alchemy_dbdma_init()" when it is reached through callers, else empty. */
+  chain: string;
+  /** The static_branch_*() calls the patch puts in it: "static_branch_enable()". */
+  calls: string[];
+  /** An initcall of the file runs it on every boot. */
+  everyBoot: boolean;
+  /** The sleeping lock it holds where it writes ("mutex_lock() at mm/x.c:12"), or false. */
+  lock: string | false;
+}
+
+/** Each function that writes the flag, merged per function. */
+export function writerFacts(file: string, baseText: string, c: FlagCandidate, conv: Conversion): WriterFact[] {
+  const callOf = (enable: boolean | undefined) => (enable ? 'static_branch_enable()' : 'static_branch_disable()');
+  const all = [...new Set(conv.writes.map((x) => callOf(x.enable)))].sort();
+  const cf = new CFile(file, baseText);
+  const byFunction = new Map<string, WriterFact>();
+  for (const w of c.writes) {
+    const name = w.function ?? '';
+    const def = cf.functions.get(name);
+    const lock = def ? sleepingLockAt(cf, def, cf.lines.lineStart(w.line)) : undefined;
+    const calls = [...new Set(conv.writes.filter((x) => x.function === name).map((x) => callOf(x.enable)))].sort();
+    const fact: WriterFact = {
+      function: `${name}()`,
+      kind: w.context === 'setup' || w.context === 'early_param' ? w.context : 'initcall',
+      chain: /^(.*? <- .*?\(\)) \(/.exec(w.via)?.[1] ?? '',
+      calls: calls.length ? calls : all,
+      everyBoot: w.everyBoot === true,
+      lock: lock ? `${lock.call}() at ${lock.where}` : false,
+    };
+    const seen = byFunction.get(name);
+    // A function that writes twice is one writer: every boot if any write is, its lock if any write holds one.
+    byFunction.set(name, seen ? { ...seen, everyBoot: seen.everyBoot || fact.everyBoot, lock: seen.lock || fact.lock } : fact);
+  }
+  return [...byFunction.values()];
+}

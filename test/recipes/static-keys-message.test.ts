@@ -1,0 +1,112 @@
+// Every sentence of a static-keys message follows a fact of that patch: one C file per case, differing from the
+// base case in one fact (a hint kept or added, a __setup() or an initcall writer, a lock held or not, enable only or
+// enable and disable, a test the compiler copies), planned and rendered as generate does; the sentence changes with it.
+import { describe, expect, test } from 'vitest';
+import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
+import { scanFile } from '../../src/recipes/static-key/scan.js';
+import { planSeries } from '../../src/series/plan.js';
+import type { TemplateVars } from '../../src/templates/render.js';
+
+const TEST_UNHINTED = 'void hot(void)\n{\n\tif (flag)\n\t\tslow();\n}\n';
+const TEST_HINTED = 'void hot(void)\n{\n\tif (unlikely(flag))\n\t\tslow();\n}\n';
+const SETUP = 'static int __init flag_setup(char *s)\n{\n\tflag = true;\n\treturn 1;\n}\n__setup("flag", flag_setup);\n';
+const INITCALL = 'static int __init flag_init(void)\n{\n\tflag = true;\n\treturn 0;\n}\nlate_initcall(flag_init);\n';
+const INITCALL_LOCKED = 'static DEFINE_MUTEX(flag_mutex);\nstatic int __init flag_init(void)\n{\n\tmutex_lock(&flag_mutex);\n\tflag = true;\n\tmutex_unlock(&flag_mutex);\n\treturn 0;\n}\nlate_initcall(flag_init);\n';
+const SETUP_BOTH = 'static int __init flag_setup(char *s)\n{\n\tif (*s == \'0\')\n\t\tflag = false;\n\telse\n\t\tflag = true;\n\treturn 1;\n}\n__setup("flag=", flag_setup);\n';
+
+const source = (...parts: string[]) => `static bool flag __read_mostly;\n\n${parts.join('\n')}`;
+
+/** The one patch's message for `text` as kernel/k.c, with `measured` as the draft build would give it. */
+async function message(text: string, measured: TemplateVars | false = false): Promise<string> {
+  const plan = await planSeries({
+    recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
+    given: { minRate: '0' },
+    tree: { root: '/nonexistent', version: '6.12.0' },
+    readBase: async (f) => (f === 'kernel/k.c' ? text : undefined),
+    services: { flagCandidates: async () => scanFile('kernel/k.c', text), maintainersOf: async () => ['M <m@kernel.org>'] },
+    measured: [measured],
+  });
+  expect(plan.patches).toHaveLength(1);
+  return plan.patches[0]!.body.replace(/\n(?! )/g, ' ');
+}
+
+describe('hints', () => {
+  test('a test without a hint: the message says it got one, not that hints are kept', async () => {
+    const m = await message(source(TEST_UNHINTED, SETUP));
+    expect(m).toContain('The tests had no likely()/unlikely() hint; each becomes static_branch_unlikely()');
+    expect(m).not.toContain('keeps its likely()/unlikely() hint');
+  });
+  test('a test with unlikely(): the message says the hint is kept', async () => {
+    const m = await message(source(TEST_HINTED, SETUP));
+    expect(m).toContain('Each test keeps its likely()/unlikely() hint.');
+    expect(m).not.toContain('had no likely()/unlikely() hint');
+  });
+  test('one of each: both counted', async () => {
+    const m = await message(source(TEST_HINTED, TEST_UNHINTED.replace('hot', 'warm'), SETUP));
+    expect(m).toContain('1 of the tests keep their likely()/unlikely() hint; the 1 without one become static_branch_unlikely()');
+  });
+});
+
+describe('writers', () => {
+  test('a __setup() handler: called from start_kernel() with interrupts off, before sched_init(), and why it may switch a key there', async () => {
+    const m = await message(source(TEST_HINTED, SETUP));
+    expect(m).toContain('flag_setup() is a __setup() handler: parse_args() calls it from start_kernel() after jump_label_init(), only when the command line gives its option, with interrupts still off and before sched_init(). static_branch_enable() may sleep elsewhere but works there: might_sleep() checks nothing while system_state is SYSTEM_BOOTING');
+    expect(m).not.toMatch(/process context|initcall/);
+  });
+  test('an initcall: process context, where the call may sleep, and no lock', async () => {
+    const m = await message(source(TEST_HINTED, INITCALL));
+    expect(m).toContain('flag_init() runs from an initcall on every boot: do_initcalls() calls it in the kernel_init thread, in process context with interrupts on, where static_branch_enable() may sleep. It takes no lock before it stores the flag.');
+    expect(m).not.toMatch(/__setup|start_kernel/);
+  });
+  test('an initcall holding a mutex: the lock is named', async () => {
+    const m = await message(source(TEST_HINTED, INITCALL_LOCKED));
+    expect(m).toMatch(/It holds mutex_lock\(\) at kernel\/k\.c:\d+ when it stores the flag\./);
+    expect(m).not.toContain('It takes no lock');
+  });
+  test('enable only, or enable and disable: the calls named are the calls the patch adds', async () => {
+    const only = await message(source(TEST_HINTED, SETUP));
+    expect(only).toContain('switches it with static_branch_enable() where it stored the flag');
+    expect(only).not.toContain('static_branch_disable');
+    const both = await message(source(TEST_HINTED, SETUP_BOTH));
+    expect(both).toContain('switches it with static_branch_disable() and static_branch_enable() where it stored the flag');
+  });
+});
+
+describe('figures', () => {
+  const measured = (tests: number, functions: string[]): TemplateVars => ({
+    ok: true,
+    config: 'x86_64 defconfig plus CONFIG_X, CONFIG_WERROR off',
+    compiler: 'gcc 12',
+    proofs: [{ claim: 'flag -> flag_key', object: 'kernel/k.o', ok: true, sites: ['hot(): cmpb+je 9 bytes -> nop 2 bytes'], summary: 's', errors: [], figures: { tests, labels: tests }, functions }],
+    bySubject: { flag: { figures: { tests, labels: tests }, functions } },
+    sizes: [{ object: 'kernel/k.o', rows: ['text          100 ->  96 (-4)', '__jump_table    0 ->  16 (+16)', 'data            1 ->  16 (+15)', 'in all        101 -> 128 (+27)'] }],
+    sizeDelta: 27,
+  });
+  test('one test in the source and one in the object: nothing about copies', async () => {
+    const m = await message(source(TEST_HINTED, SETUP), measured(1, ['hot()']));
+    expect(m).toContain('tested in 1 branch of the source (hot()).');
+    expect(m).not.toContain('The compiled code has');
+  });
+  test('a test the compiler copied into two functions: both counts, and the functions the figures name', async () => {
+    const m = await message(source(TEST_HINTED, SETUP), measured(2, ['hot()', 'caller()']));
+    expect(m).toContain('tested in 1 branch of the source (hot()). The compiled code has 2 tests of it, in hot(), caller(): the compiler copies inlined code.');
+  });
+  test('the config as built and the cost of each object, before and after', async () => {
+    const body = await planSeriesBody(measured(1, ['hot()']));
+    expect(body.replace(/\n(?! )/g, ' ')).toContain('(x86_64 defconfig plus CONFIG_X, CONFIG_WERROR off; gcc 12;');
+    expect(body).toContain('  kernel/k.o:\n    text          100 ->  96 (-4)\n    __jump_table    0 ->  16 (+16)\n');
+  });
+});
+
+async function planSeriesBody(measured: TemplateVars): Promise<string> {
+  const text = source(TEST_HINTED, SETUP);
+  const plan = await planSeries({
+    recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
+    given: { minRate: '0' },
+    tree: { root: '/nonexistent', version: '6.12.0' },
+    readBase: async () => text,
+    services: { flagCandidates: async () => scanFile('kernel/k.c', text), maintainersOf: async () => ['M <m@kernel.org>'] },
+    measured: [measured],
+  });
+  return plan.patches[0]!.body;
+}
