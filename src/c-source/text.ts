@@ -214,3 +214,20 @@ export function modeBits(mode: string): number | undefined {
   }
   return bits;
 }
+
+/**
+ * Offsets where `word` stands as a whole word in a comment (not in code, not in a string or character literal): a
+ * place the masked text blanks where no literal is open on that line (an even number of quotes before it).
+ */
+export function commentMentions(text: string, masked: string, word: string): number[] {
+  const out: number[] = [];
+  const re = new RegExp(`\\b${word}\\b`, 'g');
+  for (const m of text.matchAll(re)) {
+    const at = m.index!;
+    if (masked.slice(at, at + word.length) === word) continue;
+    const lineStart = masked.lastIndexOf('\n', at) + 1;
+    const quotes = (masked.slice(lineStart, at).match(/["']/g) ?? []).length;
+    if (quotes % 2 === 0) out.push(at);
+  }
+  return out;
+}

@@ -20,7 +20,7 @@ import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import { patchFailed, patchHasFindings, type BuildReport, type CheckReport, type PatchReport } from './report.js';
 import { kunitEvidence } from './kunit.js';
 import { bootCheck, rangeAddsStaticKey } from './boot.js';
-import { checkMessage, checkRecipients, checkSeries, type Problem } from './rules.js';
+import { checkIdentity, checkMessage, checkRecipients, checkSeries, type Problem } from './rules.js';
 import type { KunitSpec } from '../templates/manifest.js';
 
 export interface CheckOptions extends BuildOptions {
@@ -99,6 +99,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     patches.push({ index: i + 1, commit: c.sha, subject: c.subject, build: build[i]!, proofs: proofs[i]!, checkpatch: checkpatch[i]!, problems });
   }
   const seriesProblems = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true);
+  const identity = [...new Set(commits.flatMap((c) => checkIdentity(c)))];
   const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log }) : undefined;
   const kunitFailed = kunit !== undefined && !kunit.ok;
   const boots = opts.build && opts.boot !== false && (await rangeAddsStaticKey(tree, opts.base, opts.tip));
@@ -112,6 +113,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     compiler,
     patches,
     problems: seriesProblems,
+    ...(identity.length ? { identity } : {}),
     ...(kunit ? { kunit } : {}),
     ...(boot ? { boot } : {}),
     verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || kunitFailed || bootFailed ? 'findings' : 'clean',

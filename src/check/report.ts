@@ -41,6 +41,11 @@ export interface CheckReport {
   patches: PatchReport[];
   /** Problems of the series as a whole (cover letter, length, repeated subjects). */
   problems: Problem[];
+  /**
+   * Author and Signed-off-by addresses that are no person's (a reserved domain, noreply): warned about, not a
+   * finding, since they are the user's own identity; `send --send` refuses them without --force.
+   */
+  identity?: string[];
   /** KUnit on the base and on the series, when the recipe or --kunit asks for it. */
   kunit?: KunitReport;
   /** The boot of a static-key series under lockdep with its writers exercised. */
@@ -76,6 +81,7 @@ export function formatReport(r: CheckReport): string {
     out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`, ...patchDetails(p));
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
+  for (const w of r.identity ?? []) out.push(`warning: ${w}`);
   if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}`);
   if (r.kunit) out.push('', ...formatKunit(r.kunit));
   if (r.boot) out.push('', ...formatBoot(r.boot));

@@ -103,3 +103,33 @@ export function checkRecipients(expected: Recipients, got: Recipients): Problem[
 function addressOf(a: string): string {
   return (/<([^>]+)>/.exec(a)?.[1] ?? a).trim().toLowerCase();
 }
+
+/** Top-level names that never deliver mail (RFC 2606, RFC 6761): a placeholder, not a person. */
+const RESERVED_TLDS = new Set(['example', 'invalid', 'test', 'localhost', 'local']);
+
+/** Why an address is nobody's to write to ("a reserved domain (.example)", "a noreply address"), or undefined. */
+export function placeholderAddress(email: string): string | undefined {
+  const [local = '', domain = ''] = email.toLowerCase().split(/@(?=[^@]*$)/);
+  if (!domain) return 'no domain';
+  const tld = domain.split('.').pop()!;
+  if (domain === 'localhost' || RESERVED_TLDS.has(tld)) return `a reserved domain (.${tld})`;
+  if (/(^|[.+_-])no-?reply([.+_-]|$)/.test(local) || /(^|\.)no-?reply\./.test(domain)) return 'a noreply address';
+  return undefined;
+}
+
+/**
+ * Warnings for the addresses a patch is signed with that are not a real person's: the author's and every
+ * Signed-off-by. A maintainer cannot answer them, and the DCO needs a real identity.
+ */
+export function checkIdentity(c: CommitMessage): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const who = [{ role: 'author', email: c.author.email }, ...[...c.body.matchAll(/^Signed-off-by:.*<([^>]+)>\s*$/gim)].map((m) => ({ role: 'Signed-off-by', email: m[1]! }))];
+  for (const w of who) {
+    const why = placeholderAddress(w.email);
+    if (!why || seen.has(`${w.role} ${w.email}`)) continue;
+    seen.add(`${w.role} ${w.email}`);
+    out.push(`the ${w.role} address ${w.email} is ${why}, not a person's (${SUBMITTING}, "Sign your work - the Developer's Certificate of Origin")`);
+  }
+  return out;
+}

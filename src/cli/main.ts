@@ -122,6 +122,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version, a positive integer (default: newest)' })
         .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out)' })
         .option('send', { type: 'boolean', default: false, describe: 'really send' })
+        .option('force', { type: 'boolean', default: false, describe: 'send even from a placeholder address (a reserved domain such as .example, or noreply)' })
         .option('smtp-server', { type: 'string', coerce: checks.text('--smtp-server') })
         .option('smtp-port', { type: 'string', coerce: checks.port('--smtp-port'), describe: 'an integer 1..65535' })
         .option('smtp-encryption', { type: 'string', choices: ['none', 'ssl', 'tls'] as const }),
@@ -131,6 +132,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           version: a.v as number | undefined,
           out: a.out as string | undefined,
           send: a.send === true,
+          force: a.force === true,
           smtpServer: a['smtp-server'] as string | undefined,
           smtpPort: a['smtp-port'] as number | undefined,
           smtpEncryption: a['smtp-encryption'] as string | undefined,

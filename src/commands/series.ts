@@ -117,6 +117,7 @@ export interface SendArgs {
   version?: number;
   out?: string;
   send: boolean;
+  force?: boolean;
   smtpServer?: string;
   smtpPort?: number;
   smtpEncryption?: string;
@@ -126,7 +127,7 @@ export async function send(io: Io, g: GlobalOptions, a: SendArgs): Promise<numbe
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const rec = await loadSeries(tree, a.series, a.version);
   const dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), rec.name, `v${rec.version}`);
-  const r = await sendSeries({ dir, cwd: tree.root, send: a.send, smtpServer: a.smtpServer, smtpPort: a.smtpPort, smtpEncryption: a.smtpEncryption });
+  const r = await sendSeries({ dir, cwd: tree.root, send: a.send, force: a.force, smtpServer: a.smtpServer, smtpPort: a.smtpPort, smtpEncryption: a.smtpEncryption });
   if (g.json) printJson(io, r);
   else {
     io.out(r.output.trimEnd());

@@ -1,7 +1,8 @@
 // `kseries send`: hand an emitted series to git send-email; a dry run unless asked to send.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SeriesError } from '../errors.js';
+import { placeholderAddress } from '../check/rules.js';
+import { SeriesError, UsageError } from '../errors.js';
 import { gitRun } from '../tools/git.js';
 import { getHeader, splitMail } from '../mail/headers.js';
 
@@ -10,6 +11,8 @@ export interface SendOptions {
   dir: string;
   cwd: string;
   send: boolean;
+  /** Send even from an address that is no person's (a reserved domain, noreply). */
+  force?: boolean;
   smtpServer?: string;
   smtpPort?: number;
   /** none | ssl | tls */
@@ -32,6 +35,7 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   if (files.length === 0) throw new SeriesError(`${opts.dir} holds no patches`, 'run `kseries emit` first');
   const first = splitMail(fs.readFileSync(files[0]!, 'utf8')).headers;
   const from = getHeader(first, 'From') ?? '';
+  if (opts.send && !opts.force) refusePlaceholders(files);
   const args = [
     'send-email',
     '--confirm=never',
@@ -48,4 +52,20 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   args.push(...files);
   const res = await gitRun(opts.cwd, args, { env: { GIT_TERMINAL_PROMPT: '0' } });
   return { sent: opts.send, files, output: res.stdout + res.stderr };
+}
+
+/** Real mail from an address nobody reads, or signed off by one, is refused: the list could not answer it. */
+function refusePlaceholders(files: string[]): void {
+  for (const file of files) {
+    const mail = fs.readFileSync(file, 'utf8');
+    const { headers, body } = splitMail(mail);
+    const addresses = [getHeader(headers, 'From') ?? '', ...[...body.matchAll(/^Signed-off-by:.*$/gm)].map((m) => m[0])];
+    for (const a of addresses) {
+      const email = /<([^>]+)>/.exec(a)?.[1] ?? a.trim();
+      const why = email && placeholderAddress(email);
+      if (why) {
+        throw new UsageError(`${path.basename(file)}: ${email} is ${why}, not a person's: the list could not answer it`, 'set your real address (git config user.email, or generate --from) and generate and emit again, or send with --force');
+      }
+    }
+  }
 }

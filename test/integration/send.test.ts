@@ -7,7 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { getHeader, splitMail } from '../../src/mail/headers.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { cli, FIXTURE_RECIPES, userTree } from '../helpers/tree.js';
+import { cli, expectOneLineError, FIXTURE_RECIPES, userTree } from '../helpers/tree.js';
 
 interface Received {
   from: string;
@@ -91,4 +91,23 @@ test('--send delivers every message with its headers, threading and an unchanged
     const gotBody = splitMail(got.raw.replace(/\r\n/g, '\n')).body;
     expect(gotBody.trimEnd()).toBe(emitted.body.trimEnd());
   }
+});
+
+test('a series signed with a placeholder address: check warns, send --send refuses it, --force sends it', async () => {
+  const run = (...a: string[]) => cli(['--tree', tree.root, '--recipes', FIXTURE_RECIPES, ...a]);
+  const series = 'bcd-cleanup-noreply';
+  expect((await run('generate', 'bcd-cleanup', '--set', 'suffix=-noreply', '--from', 'Build Bot <bot@users.noreply.host.example>')).code).toBe(0);
+  const check = await run('check', series, '--out', out, '--no-build', '--json');
+  expect(JSON.parse(check.out).identity).toEqual([
+    expect.stringMatching(/^the author address bot@users\.noreply\.host\.example is a reserved domain \(\.example\), not a person's/),
+    expect.stringMatching(/^the Signed-off-by address bot@users\.noreply\.host\.example is a reserved domain \(\.example\)/),
+  ]);
+  expect((await run('emit', series, '--out', out, '--force')).code).toBe(0);
+  const smtp = ['--smtp-server', '127.0.0.1', '--smtp-port', String(port), '--smtp-encryption', 'none'];
+  const before = received.length;
+  expectOneLineError(await run('send', series, '--out', out, '--send', ...smtp), /bot@users\.noreply\.host\.example is a reserved domain \(\.example\), not a person's/);
+  expect(received.length).toBe(before);
+  const forced = await run('send', series, '--out', out, '--send', '--force', ...smtp);
+  expect(forced.code, forced.err).toBe(0);
+  expect(received.length).toBeGreaterThan(before);
 });

@@ -51,6 +51,13 @@ test('records reads and writes with their functions', () => {
   expect(c.initiallyTrue).toBe(false);
 });
 
+test('a file that includes <linux/static_key.h> (which is <linux/jump_label.h>) gets no second include', () => {
+  const input = '#include <linux/static_key.h>\n\nstatic bool f;\nvoid a(void)\n{\n\tif (f)\n\t\tb();\n}\n';
+  const c = convertFlag('x.c', input, 'f', 'f_key', templateFragments());
+  expect(c.includeAdded).toBe(false);
+  expect(c.text).not.toContain('jump_label.h');
+});
+
 const HEAD = '#include <linux/jump_label.h>\n';
 const refusals: [what: string, source: string, line: number, why: RegExp][] = [
   ['not static', 'bool f;\nvoid a(void) { if (f) b(); }\n', 1, /not static/],

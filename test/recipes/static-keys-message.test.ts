@@ -110,3 +110,20 @@ async function planSeriesBody(measured: TemplateVars): Promise<string> {
   });
   return plan.patches[0]!.body;
 }
+
+describe('leftovers', () => {
+  test('a comment that named the flag names the key, a string that names it is left, and the message says so', async () => {
+    const text = source('/* Set by flag_setup(): flag means slow. */\n', TEST_HINTED.replace('slow();', 'pr_info("flag\\n");'), SETUP);
+    const plan = await planSeries({
+      recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
+      given: { minRate: '0' },
+      tree: { root: '/nonexistent', version: '6.12.0' },
+      readBase: async () => text,
+      services: { flagCandidates: async () => scanFile('kernel/k.c', text), maintainersOf: async () => ['M <m@kernel.org>'] },
+    });
+    const diff = plan.patches[0]!.changes.map((c) => c.after ?? '').join('');
+    expect(diff).toContain('/* Set by flag_setup(): flag_key means slow. */');
+    expect(diff).toContain('pr_info("flag\\n");');
+    expect(plan.patches[0]!.body.replace(/\n(?! )/g, ' ')).toContain('A comment that named flag names flag_key now.');
+  });
+});

@@ -1,6 +1,6 @@
 // The Documentation/process rules checkpatch does not check: a table of messages and what each must report.
 import { describe, expect, test } from 'vitest';
-import { checkMessage, checkRecipients, checkSeries, type CommitMessage } from '../../src/check/rules.js';
+import { checkIdentity, checkMessage, checkRecipients, checkSeries, placeholderAddress, type CommitMessage } from '../../src/check/rules.js';
 
 const author = { name: 'Ada Lovelace', email: 'ada@example.org' };
 const SOB = 'Signed-off-by: Ada Lovelace <ada@example.org>';
@@ -51,4 +51,24 @@ test('every maintainer and list of get_maintainer.pl must be a recipient', () =>
   expect(checkRecipients(expected, { to: ['a@x.org'], cc: ['List <LIST@vger.kernel.org>', 'R <r@x.org>'] })).toEqual([]);
   const missing = checkRecipients(expected, { to: ['A <a@x.org>'], cc: [] });
   expect(missing.map((p) => p.message.split(' (')[0])).toEqual(['list@vger.kernel.org', 'R <r@x.org>']);
+});
+
+describe('addresses that are no person\'s', () => {
+  test.each([
+    ['a@kernel.org', undefined],
+    ['test.author@example.org', undefined],
+    ['x@host.example', 'a reserved domain (.example)'],
+    ['x@foo.invalid', 'a reserved domain (.invalid)'],
+    ['x@box.test', 'a reserved domain (.test)'],
+    ['root@localhost', 'a reserved domain (.localhost)'],
+    ['noreply@github.com', 'a noreply address'],
+    ['123+me@users.noreply.github.com', 'a noreply address'],
+    ['no-reply@lists.org', 'a noreply address'],
+    ['noreplyfan@x.org', undefined],
+  ])('%s', (email, why) => expect(placeholderAddress(email)).toBe(why));
+
+  test('the author and each Signed-off-by are checked, once each', () => {
+    const c = { subject: 'lib: x', body: 'Body.\n\nSigned-off-by: A <a@kernel.org>\nSigned-off-by: B <b@b.invalid>\n', author: { name: 'B', email: 'b@b.invalid' } };
+    expect(checkIdentity(c).map((w) => w.replace(/ \(.*$/, ''))).toEqual(['the author address b@b.invalid is a reserved domain', 'the Signed-off-by address b@b.invalid is a reserved domain']);
+  });
 });

@@ -1,6 +1,7 @@
 // The explicit static-key conversion of one file-scope flag: text in, converted text (or a refusal naming the line) out.
 import { TransformError } from '../../errors.js';
 import {
+  commentMentions,
   enclosingFunction,
   enclosingParen,
   findIdentifier,
@@ -43,6 +44,8 @@ export interface Conversion {
   reads: SiteRecord[];
   writes: SiteRecord[];
   includeAdded: boolean;
+  /** Lines (of the converted text, before any include is added) whose comments named the flag and now name the key. */
+  commentsUpdated: number[];
 }
 
 interface Replacement {
@@ -114,6 +117,11 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     .split('\n')
     .map((line) => (line.includes(`&${key})`) ? wrapCondition(line) : line))
     .join('\n');
+  // A comment that still named the flag would name a variable that is gone: it names the key now.
+  const mentions = commentMentions(out, maskC(out), flag);
+  const commentLines = new LineIndex(out);
+  const commentsUpdated = [...new Set(mentions.map((at) => commentLines.lineOf(at)))];
+  for (const at of [...mentions].reverse()) out = out.slice(0, at) + key + out.slice(at + flag.length);
   const includeAdded = !JUMP_LABEL_INCLUDE.test(maskC(out));
   if (includeAdded) out = addInclude(out, fragments.include());
   const of = (kind: Replacement['kind']) => replacements.filter((r) => r.kind === kind).map((r) => records.get(r)!);
@@ -126,6 +134,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     reads: of('read'),
     writes: of('write'),
     includeAdded,
+    commentsUpdated,
   };
 }
 

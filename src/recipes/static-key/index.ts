@@ -55,6 +55,7 @@ export function describe(c: Conversion): TemplateVars {
     readers: functions(c.reads),
     writers: functions(c.writes),
     includeAdded: c.includeAdded,
+    commentsUpdated: c.commentsUpdated.length,
   };
 }
 
