@@ -36,7 +36,7 @@ export interface ConfigAsBuilt {
   on: string[];
   /** How many more symbols the .config sets than the base (what those pulled in). */
   pulledIn: number;
-  /** Symbols the base sets and the .config does not (CONFIG_WERROR among them). */
+  /** Symbols the base sets and the .config does not, and CONFIG_WERROR, which kseries always switches off. */
   off: string[];
 }
 
@@ -151,7 +151,8 @@ export class KernelBuild {
       base: CONFIG_TARGETS[this.opts.config] ? `x86_64 ${this.opts.config}` : path.basename(this.opts.config),
       on: added.filter((s) => requested.has(s)),
       pulledIn: added.filter((s) => !requested.has(s)).length,
-      off: [...base].filter((s) => !config.has(s)).sort(),
+      // CONFIG_WERROR is switched off on every configure, whatever the base says of it.
+      off: [...new Set([...[...base].filter((s) => !config.has(s)), ...(config.has('WERROR') ? [] : ['WERROR'])])].sort(),
     };
   }
 
