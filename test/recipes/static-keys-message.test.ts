@@ -127,3 +127,22 @@ describe('leftovers', () => {
     expect(plan.patches[0]!.body.replace(/\n(?! )/g, ' ')).toContain('A comment that named flag names flag_key now.');
   });
 });
+
+test('a file no MAINTAINERS entry covers: the cover letter says so and asks who takes it', async () => {
+  const files: Record<string, string> = { 'kernel/a.c': source(TEST_HINTED, SETUP), 'kernel/b.c': source(TEST_UNHINTED, INITCALL) };
+  const plan = await planSeries({
+    recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
+    given: { minRate: '0' },
+    tree: { root: '/nonexistent', version: '6.12.0' },
+    readBase: async (f) => files[f],
+    services: {
+      flagCandidates: async () => Object.entries(files).flatMap(([f, t]) => scanFile(f, t)),
+      maintainersOf: async (f) => (f === 'kernel/a.c' ? ['M <m@kernel.org>'] : []),
+    },
+  });
+  const cover = plan.cover.body.replace(/\n/g, ' ');
+  expect(cover).toContain('No MAINTAINERS entry covers kernel/b.c, so get_maintainer.pl names only the lists for that file: who should take its patch?');
+  expect(cover).toContain('Found with kseries scan static-keys.');
+  expect(cover).toContain('by __setup() handlers and initcalls.');
+  expect(cover).not.toMatch(/judged|proofs? hold/);
+});

@@ -72,6 +72,8 @@ export const staticKeys: RecipeCode = {
       fileCount: files.length,
       skipped,
       writerKinds: writerKinds(files.flatMap((f) => f.flags)),
+      // get_maintainer.pl names nobody for these (no MAINTAINERS F: line covers them): the lists alone get them.
+      unmaintained: groups.filter((g) => (g.maintainers as string[]).length === 0).flatMap((g) => (g.files as { file: string }[]).map((f) => f.file)),
     };
   },
 
