@@ -14,6 +14,8 @@ export interface RecipeContext {
   flagCandidates(paths: readonly string[]): Promise<FlagCandidate[]>;
   /** The maintainers get_maintainer.pl names for a file of the tree. */
   maintainersOf(file: string): Promise<string[]>;
+  /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */
+  subjectsOf?(file: string): Promise<string[]>;
   /** How often each flag's tests ran in a booted kernel (kseries measure), for a recipe whose manifest asks. */
   runtime?: RuntimeEvidence;
 }

@@ -168,12 +168,16 @@ async function runtimeEvidence(tree: KernelTree, base: string, how: { config: st
   };
 }
 
-/** The tree-wide scan at the base, and get_maintainer.pl. */
+/** How many of a file's latest commits give its usual subject prefix. */
+const HISTORY_SUBJECTS = 30;
+
+/** The tree-wide scan at the base, get_maintainer.pl, and the subjects of a file's history. */
 async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
   return {
     flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
+    subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
   };
 }
 

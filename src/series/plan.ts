@@ -28,7 +28,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'runtime'>;
+export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'subjectsOf' | 'runtime'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;

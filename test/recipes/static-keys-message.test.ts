@@ -3,6 +3,7 @@
 // enable and disable, a test the compiler copies), planned and rendered as generate does; the sentence changes with it.
 import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
+import { historyPrefix } from '../../src/recipes/static-key/index.js';
 import { scanFile } from '../../src/recipes/static-key/scan.js';
 import { planSeries } from '../../src/series/plan.js';
 import type { TemplateVars } from '../../src/templates/render.js';
@@ -145,4 +146,29 @@ test('a file no MAINTAINERS entry covers: the cover letter says so and asks who 
   expect(cover).toContain('Found with kseries scan static-keys.');
   expect(cover).toContain('by __setup() handlers and initcalls.');
   expect(cover).not.toMatch(/judged|proofs? hold/);
+});
+
+describe('subject prefixes', () => {
+  test.each([
+    [['clocksource: Fix a race', 'clocksource: Use pr_info', 'time/clocksource: Old style'], 'clocksource'],
+    [['net: ipv4: tcp: Fix x', 'Revert "tcp: y"', 'net: ipv4: tcp: Fix z', 'tcp: Other'], 'net: ipv4: tcp'],
+    [['[PATCH] mm/memcontrol: Fix', 'mm: memcontrol: Add'], 'mm/memcontrol'],
+    [['Merge branch x', 'no prefix at all'], undefined],
+    [[], undefined],
+  ])('%j -> %s', (subjects, prefix) => expect(historyPrefix(subjects)).toBe(prefix));
+
+  test("a file's history decides its patch's prefix; without history the path does", async () => {
+    const text = source(TEST_HINTED, SETUP);
+    const subjects = async () => ['clocksource: Fix a race', 'clocksource: Use pr_info', 'time/clocksource: Old style'];
+    const plan = (subjectsOf?: (f: string) => Promise<string[]>) =>
+      planSeries({
+        recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
+        given: { minRate: '0' },
+        tree: { root: '/nonexistent', version: '6.12.0' },
+        readBase: async () => text,
+        services: { flagCandidates: async () => scanFile('kernel/time/clocksource.c', text), maintainersOf: async () => ['M <m@kernel.org>'], subjectsOf },
+      });
+    expect((await plan(subjects)).patches[0]!.subject).toBe('clocksource: Convert flag to a static key');
+    expect((await plan()).patches[0]!.subject).toBe('time/clocksource: Convert flag to a static key');
+  });
 });

@@ -18,7 +18,7 @@ export const staticKey: RecipeCode = {
     const c = convertFlag(file, text, flag, key, fragments(ctx));
     return {
       key,
-      prefix: String(params.prefix) || subjectPrefix(file),
+      prefix: String(params.prefix) || historyPrefix((await ctx.subjectsOf?.(file)) ?? []) || subjectPrefix(file),
       ...describe(c),
     };
   },
@@ -83,4 +83,20 @@ export function subjectPrefix(file: string): string {
   if (dirs[dirs.length - 1] === stem) return dirs[0] === 'kernel' ? dirs.slice(1).join('/') : stem;
   if (dirs[0] === 'kernel') return `${dirs.slice(1).join('/')}/${stem}`;
   return `${dirs[dirs.length - 1]}: ${stem}`;
+}
+
+/**
+ * The prefix a file's own history uses most ("mm/memcontrol" from "mm/memcontrol: Fix ..."), the newest first among
+ * equals; undefined without history. Reverts, merges and bracketed tags are skipped.
+ */
+export function historyPrefix(subjects: string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const s of subjects) {
+    if (/^(Revert|Merge|Reapply)\b/.test(s)) continue;
+    const m = /^((?:[\w.+/-]+: )*[\w.+/-]+): \S/.exec(s.replace(/^\[[^\]]*\]\s*/, ''));
+    if (m) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  for (const [p, n] of counts) if (best === undefined || n > counts.get(best)!) best = p;
+  return best;
 }

@@ -5,7 +5,7 @@ import { ParamError, RecipeError, TransformError } from '../../errors.js';
 import type { Params } from '../../templates/params.js';
 import type { TemplateVars } from '../../templates/render.js';
 import { convertFlag } from '../static-key/convert.js';
-import { archPath, describe, fragments, subjectPrefix } from '../static-key/index.js';
+import { archPath, describe, fragments, historyPrefix, subjectPrefix } from '../static-key/index.js';
 import type { FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
 import type { RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
@@ -173,10 +173,14 @@ async function groupByMaintainers(ctx: RecipeContext, files: { file: string; fla
     if (!groups.has(id)) groups.set(id, { maintainers: m, files: [] });
     groups.get(id)!.files.push(f);
   });
+  const history = await Promise.all(files.map(async (f) => historyPrefix((await ctx.subjectsOf?.(f.file)) ?? [])));
+  const usual = new Map(files.map((f, i) => [f.file, history[i]]));
   return [...groups.values()].map((g) => {
     const flags = g.files.flatMap((f) => f.flags);
+    // The prefix the files' own history uses, when they all agree on one; else one worked out from their paths.
+    const told = [...new Set(g.files.map((f) => usual.get(f.file)))];
     return {
-      prefix: groupPrefix(g.files.map((f) => f.file)),
+      prefix: told.length === 1 && told[0] ? told[0] : groupPrefix(g.files.map((f) => f.file)),
       title: flags.length === 1 ? `Convert ${flags[0]!.flag} to a static key` : `Convert ${flags.length} boot-time flags to static keys`,
       maintainers: g.maintainers,
       files: g.files,
