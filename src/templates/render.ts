@@ -14,6 +14,8 @@ engine.registerHelper('wrap', function (this: unknown, options: Handlebars.Helpe
   // Keep the block's last line break, so a blank line after {{/wrap}} separates paragraphs.
   return wrapParagraphs(text.replace(/\n+$/, ''), 72) + (text.endsWith('\n') ? '\n' : '');
 });
+/** `(same a b)`: two lists hold the same items, in any order. */
+engine.registerHelper('same', (a: unknown, b: unknown) => Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x) => b.includes(x)));
 /** `{{pad count 8}}`: right-aligned in a column of that width (numbers in a table). */
 engine.registerHelper('pad', (value: unknown, width: unknown) => String(value).padStart(Number(width)));
 engine.registerHelper('plural', (n: unknown, word: unknown) => {

@@ -92,6 +92,10 @@ describe('figures', () => {
     const m = await message(source(TEST_HINTED, SETUP), measured(2, ['hot()', 'caller()']));
     expect(m).toContain('tested in 1 branch of the source (hot()). The compiled code has 2 tests of it, in hot(), caller(): the compiler copies inlined code.');
   });
+  test('one test, inlined into another function: the message names the function the figures name', async () => {
+    const m = await message(source(TEST_HINTED, SETUP), measured(1, ['caller()']));
+    expect(m).toContain('tested in 1 branch of the source (hot()). In the compiled code the test sits in caller(), where the compiler inlined it.');
+  });
   test('the config as built and the cost of each object, before and after', async () => {
     const body = await planSeriesBody(measured(1, ['hot()']));
     expect(body.replace(/\n(?! )/g, ' ')).toContain('(x86_64 defconfig plus CONFIG_X, CONFIG_WERROR off; gcc 12;');
