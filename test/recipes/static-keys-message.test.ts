@@ -17,18 +17,27 @@ const SETUP_BOTH = 'static int __init flag_setup(char *s)\n{\n\tif (*s == \'0\')
 
 const source = (...parts: string[]) => `static bool flag __read_mostly;\n\n${parts.join('\n')}`;
 
-/** The one patch's message for `text` as kernel/k.c, with `measured` as the draft build would give it. */
-async function message(text: string, measured: TemplateVars | false = false): Promise<string> {
-  const plan = await planSeries({
+/** The series static-keys plans for these files, as generate would with these services and draft figures. */
+function plan(files: Record<string, string>, opts: { measured?: TemplateVars | false; maintainers?: (f: string) => string[]; subjectsOf?: (f: string) => Promise<string[]> } = {}) {
+  return planSeries({
     recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
     given: { minRate: '0' },
     tree: { root: '/nonexistent', version: '6.12.0' },
-    readBase: async (f) => (f === 'kernel/k.c' ? text : undefined),
-    services: { flagCandidates: async () => scanFile('kernel/k.c', text), maintainersOf: async () => ['M <m@kernel.org>'] },
-    measured: [measured],
+    readBase: async (f) => files[f],
+    services: {
+      flagCandidates: async () => Object.entries(files).flatMap(([f, t]) => scanFile(f, t)),
+      maintainersOf: async (f) => opts.maintainers?.(f) ?? ['M <m@kernel.org>'],
+      subjectsOf: opts.subjectsOf,
+    },
+    measured: [opts.measured ?? false],
   });
-  expect(plan.patches).toHaveLength(1);
-  return plan.patches[0]!.body.replace(/\n(?! )/g, ' ');
+}
+
+/** The one patch's message for `text` as kernel/k.c, its paragraphs on one line each. */
+async function message(text: string, measured: TemplateVars | false = false): Promise<string> {
+  const p = await plan({ 'kernel/k.c': text }, { measured });
+  expect(p.patches).toHaveLength(1);
+  return p.patches[0]!.body.replace(/\n(?! )/g, ' ');
 }
 
 describe('hints', () => {
@@ -97,55 +106,28 @@ describe('figures', () => {
     expect(m).toContain('tested in 1 branch of the source (hot()). In the compiled code the test sits in caller(), where the compiler inlined it.');
   });
   test('the config as built and the cost of each object, before and after', async () => {
-    const body = await planSeriesBody(measured(1, ['hot()']));
+    const body = (await plan({ 'kernel/k.c': source(TEST_HINTED, SETUP) }, { measured: measured(1, ['hot()']) })).patches[0]!.body;
     expect(body.replace(/\n(?! )/g, ' ')).toContain('(x86_64 defconfig plus CONFIG_X, CONFIG_WERROR off; gcc 12;');
     expect(body).toContain('  kernel/k.o:\n    text          100 ->  96 (-4)\n    __jump_table    0 ->  16 (+16)\n');
   });
 });
 
-async function planSeriesBody(measured: TemplateVars): Promise<string> {
-  const text = source(TEST_HINTED, SETUP);
-  const plan = await planSeries({
-    recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
-    given: { minRate: '0' },
-    tree: { root: '/nonexistent', version: '6.12.0' },
-    readBase: async () => text,
-    services: { flagCandidates: async () => scanFile('kernel/k.c', text), maintainersOf: async () => ['M <m@kernel.org>'] },
-    measured: [measured],
-  });
-  return plan.patches[0]!.body;
-}
-
 describe('leftovers', () => {
   test('a comment that named the flag names the key, a string that names it is left, and the message says so', async () => {
     const text = source('/* Set by flag_setup(): flag means slow. */\n', TEST_HINTED.replace('slow();', 'pr_info("flag\\n");'), SETUP);
-    const plan = await planSeries({
-      recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
-      given: { minRate: '0' },
-      tree: { root: '/nonexistent', version: '6.12.0' },
-      readBase: async () => text,
-      services: { flagCandidates: async () => scanFile('kernel/k.c', text), maintainersOf: async () => ['M <m@kernel.org>'] },
-    });
-    const diff = plan.patches[0]!.changes.map((c) => c.after ?? '').join('');
+    const p = await plan({ 'kernel/k.c': text });
+    const diff = p.patches[0]!.changes.map((c) => c.after ?? '').join('');
     expect(diff).toContain('/* Set by flag_setup(): flag_key means slow. */');
     expect(diff).toContain('pr_info("flag\\n");');
-    expect(plan.patches[0]!.body.replace(/\n(?! )/g, ' ')).toContain('A comment that named flag names flag_key now.');
+    expect(p.patches[0]!.body.replace(/\n(?! )/g, ' ')).toContain('A comment that named flag names flag_key now.');
   });
 });
 
 test('a file no MAINTAINERS entry covers: the cover letter says so and asks who takes it', async () => {
   const files: Record<string, string> = { 'kernel/a.c': source(TEST_HINTED, SETUP), 'kernel/b.c': source(TEST_UNHINTED, INITCALL) };
-  const plan = await planSeries({
-    recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
-    given: { minRate: '0' },
-    tree: { root: '/nonexistent', version: '6.12.0' },
-    readBase: async (f) => files[f],
-    services: {
-      flagCandidates: async () => Object.entries(files).flatMap(([f, t]) => scanFile(f, t)),
-      maintainersOf: async (f) => (f === 'kernel/a.c' ? ['M <m@kernel.org>'] : []),
-    },
-  });
-  const cover = plan.cover.body.replace(/\n/g, ' ');
+  const p = await plan(files, { maintainers: (f) => (f === 'kernel/a.c' ? ['M <m@kernel.org>'] : []) });
+
+  const cover = p.cover.body.replace(/\n/g, ' ');
   expect(cover).toContain('No MAINTAINERS entry covers kernel/b.c, so get_maintainer.pl names only the lists for that file: who should take its patch?');
   expect(cover).toContain('Found with kseries scan static-keys.');
   expect(cover).toContain('by __setup() handlers and initcalls.');
@@ -164,15 +146,8 @@ describe('subject prefixes', () => {
   test("a file's history decides its patch's prefix; without history the path does", async () => {
     const text = source(TEST_HINTED, SETUP);
     const subjects = async () => ['clocksource: Fix a race', 'clocksource: Use pr_info', 'time/clocksource: Old style'];
-    const plan = (subjectsOf?: (f: string) => Promise<string[]>) =>
-      planSeries({
-        recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
-        given: { minRate: '0' },
-        tree: { root: '/nonexistent', version: '6.12.0' },
-        readBase: async () => text,
-        services: { flagCandidates: async () => scanFile('kernel/time/clocksource.c', text), maintainersOf: async () => ['M <m@kernel.org>'], subjectsOf },
-      });
-    expect((await plan(subjects)).patches[0]!.subject).toBe('clocksource: Convert flag to a static key');
-    expect((await plan()).patches[0]!.subject).toBe('time/clocksource: Convert flag to a static key');
+
+    expect((await plan({ 'kernel/time/clocksource.c': text }, { subjectsOf: subjects })).patches[0]!.subject).toBe('clocksource: Convert flag to a static key');
+    expect((await plan({ 'kernel/time/clocksource.c': text })).patches[0]!.subject).toBe('time/clocksource: Convert flag to a static key');
   });
 });
