@@ -18,6 +18,8 @@ export interface GenerateArgs {
   only?: string[];
   /** --min-rate: the recipe parameter "minRate". */
   minRate?: number;
+  /** --toggles: the recipe parameter "toggles". */
+  toggles?: boolean;
   base?: string;
   from?: string;
   version?: number;
@@ -29,7 +31,7 @@ export interface GenerateArgs {
 
 export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promise<number> {
   const recipe = loadRecipe(a.recipe, recipeDirs(g.recipes, io.env));
-  const lists = { paths: a.paths ?? [], only: a.only ?? [], minRate: a.minRate === undefined ? [] : [String(a.minRate)] };
+  const lists = { paths: a.paths ?? [], only: a.only ?? [], minRate: a.minRate === undefined ? [] : [String(a.minRate)], toggles: a.toggles ? ['true'] : [] };
   const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, lists) };
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const measure = a.measure && { ...a.measure, env: io.env };
@@ -39,7 +41,7 @@ export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promi
   return 0;
 }
 
-/** --path/--only/--min-rate as the recipe's "paths"/"only"/"minRate" parameters (comma-joined); refused for a recipe without them. */
+/** --path/--only/--min-rate/--toggles as the recipe's "paths"/"only"/"minRate"/"toggles" parameters (comma-joined); refused for a recipe without them. */
 function listParams(recipe: string, params: Record<string, unknown>, lists: Record<string, string[]>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, values] of Object.entries(lists)) {

@@ -1,6 +1,8 @@
 // Every sentence of a static-keys message follows a fact of that patch: one C file per case, differing from the
 // base case in one fact (a hint kept or added, a __setup() or an initcall writer, a lock held or not, enable only or
 // enable and disable, a test the compiler copies), planned and rendered as generate does; the sentence changes with it.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
 import { historyPrefix } from '../../src/recipes/static-key/index.js';
@@ -18,10 +20,10 @@ const SETUP_BOTH = 'static int __init flag_setup(char *s)\n{\n\tif (*s == \'0\')
 const source = (...parts: string[]) => `static bool flag __read_mostly;\n\n${parts.join('\n')}`;
 
 /** The series static-keys plans for these files, as generate would with these services and draft figures. */
-function plan(files: Record<string, string>, opts: { measured?: TemplateVars | false; maintainers?: (f: string) => string[]; subjectsOf?: (f: string) => Promise<string[]> } = {}) {
+function plan(files: Record<string, string>, opts: { measured?: TemplateVars | false; maintainers?: (f: string) => string[]; subjectsOf?: (f: string) => Promise<string[]>; given?: Record<string, string> } = {}) {
   return planSeries({
     recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
-    given: { minRate: '0' },
+    given: { minRate: '0', ...opts.given },
     tree: { root: '/nonexistent', version: '6.12.0' },
     readBase: async (f) => files[f],
     services: {
@@ -149,5 +151,31 @@ describe('subject prefixes', () => {
 
     expect((await plan({ 'kernel/time/clocksource.c': text }, { subjectsOf: subjects })).patches[0]!.subject).toBe('clocksource: Convert flag to a static key');
     expect((await plan({ 'kernel/time/clocksource.c': text })).patches[0]!.subject).toBe('time/clocksource: Convert flag to a static key');
+  });
+});
+
+describe('--toggles: runtime toggles converted with a setter beside the boot-time flags', () => {
+  const fixture = (name: string) => fs.readFileSync(path.resolve(__dirname, `../../src/recipes/static-key-toggle/__fixtures__/${name}.input.c`), 'utf8');
+  const files = { 'kernel/k.c': source(TEST_HINTED, SETUP), 'kernel/sysctl.c': fixture('sysctl-minmax') };
+  const toggleFlag = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../src/recipes/static-key-toggle/__fixtures__/sysctl-minmax.json'), 'utf8')).flag as string;
+
+  test('without --toggles only the boot-time flag; with it the toggle too, its message naming the interface it keeps', async () => {
+    expect((await plan(files)).patches.map((p) => p.subject)).toEqual(['k: Convert flag to a static key']);
+    const p = await plan(files, { given: { toggles: 'true' }, maintainers: () => ['M <m@kernel.org>'] });
+    expect(p.patches.map((x) => x.subject)).toEqual(['kernel: Convert 2 flags to static keys']);
+    const body = p.patches[0]!.body.replace(/\n(?! )/g, ' ');
+    expect(body).toMatch(new RegExp(`${toggleFlag} in kernel/sysctl\\.c is an? (bool|int) flag written through the sysctl `));
+    expect(body).toContain('The sysctl keeps its name, mode and limits');
+    expect(body).toContain('flag in kernel/k.c is a bool flag that is set only by the __setup() handler flag_setup()');
+    expect(p.cover.subject).toBe('Convert 2 flags to static keys');
+    expect(p.cover.body.replace(/\n/g, ' ')).toContain('Each runtime toggle is written through a module parameter, a sysctl or a debugfs file');
+    const after = p.patches[0]!.changes.find((c) => c.file === 'kernel/sysctl.c')!.after!;
+    expect(after).toBe(fs.readFileSync(path.resolve(__dirname, '../../src/recipes/static-key-toggle/__fixtures__/sysctl-minmax.output.c'), 'utf8'));
+  });
+
+  test('--only names a toggle: refused without --toggles, with the hint to add it', async () => {
+    await expect(plan(files, { given: { only: toggleFlag } })).rejects.toThrow(/the scan says manual/);
+    await expect(plan(files, { given: { only: toggleFlag } })).rejects.toMatchObject({ hint: expect.stringMatching(/add --toggles/) });
+    expect((await plan(files, { given: { only: toggleFlag, toggles: 'true' } })).patches).toHaveLength(1);
   });
 });

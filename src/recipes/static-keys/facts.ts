@@ -28,14 +28,15 @@ export function writerFacts(file: string, baseText: string, c: FlagCandidate, co
   const all = [...new Set(conv.writes.map((x) => callOf(x.enable)))].sort();
   const cf = new CFile(file, baseText);
   const byFunction = new Map<string, WriterFact>();
-  for (const w of c.writes) {
+  // Boot-time writers only: a runtime toggle's interface is described by its own facts (static-key-toggle's).
+  for (const w of c.writes.filter((x) => x.context === 'setup' || x.context === 'early_param' || x.context === 'initcall')) {
     const name = w.function ?? '';
     const def = cf.functions.get(name);
     const lock = def ? sleepingLockAt(cf, def, cf.lines.lineStart(w.line)) : undefined;
     const calls = [...new Set(conv.writes.filter((x) => x.function === name).map((x) => callOf(x.enable)))].sort();
     const fact: WriterFact = {
       function: `${name}()`,
-      kind: w.context === 'setup' || w.context === 'early_param' ? w.context : 'initcall',
+      kind: w.context as WriterFact['kind'],
       chain: /^(.*? <- .*?\(\)) \(/.exec(w.via)?.[1] ?? '',
       calls: calls.length ? calls : all,
       everyBoot: w.everyBoot === true,

@@ -11,6 +11,8 @@ import { staticKeyVerifier } from '../static-key/verify.js';
 import type { RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
 import { writerFacts, type WriterFact } from './facts.js';
 import { rateVars } from './rates.js';
+import { convertToggle } from '../static-key-toggle/convert.js';
+import { notAToggle, toggleFragments, toggleVars } from '../static-key-toggle/index.js';
 
 /** get_maintainer.pl calls in flight at once. */
 const MAINTAINER_QUERIES = 4;
@@ -22,6 +24,8 @@ interface FlagVars extends TemplateVars {
   line: number;
   /** The value the flag holds once the system has booted. */
   usualValue: boolean;
+  /** A runtime toggle, converted with a setter for its interface. */
+  toggle: boolean;
   /** Hits per second of the measured workload (null: not measured, or the boot workload). */
   perSecond: number | null;
   /** One sentence on how often the tests ran, or why they were not measured. */
@@ -36,7 +40,8 @@ export const staticKeys: RecipeCode = {
   async prepare(ctx, params) {
     const paths = listParam(params.paths);
     const found = await ctx.flagCandidates(paths);
-    const chosen = select(found, listParam(params.only), paths, ctx.runtime, { minRate: Number(params.minRate ?? 0), top: Number(params.top ?? 0) });
+    const toggles = params.toggles === true;
+    const chosen = select(found, listParam(params.only), paths, ctx.runtime, { minRate: Number(params.minRate ?? 0), top: Number(params.top ?? 0), toggles });
 
     const skipped: { file: string; flag: string; reason: string }[] = [];
     const files: { file: string; flags: FlagVars[] }[] = [];
@@ -48,9 +53,13 @@ export const staticKeys: RecipeCode = {
         const key = `${c.variable}_key`;
         const usualValue = valueAfterBoot(c);
         try {
-          const conv = convertFlag(file, text, c.variable, key, fragments(ctx), usualValue);
+          // A runtime toggle gets a setter for its interface (static-key-toggle's conversion); a boot-time flag does not.
+          const toggle = c.verdict === 'manual';
+          const tc = toggle ? convertToggle(file, text, c.variable, key, toggleFragments(ctx)) : undefined;
+          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue);
           text = conv.text;
-          converted.push({ ...describe(conv), writerFacts: writerFacts(file, baseText, c, conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
+          const facts = tc ? { ...toggleVars(tc), toggle: true } : { ...describe(conv), toggle: false };
+          converted.push({ ...facts, writerFacts: writerFacts(file, baseText, c, conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -71,7 +80,10 @@ export const staticKeys: RecipeCode = {
       flagCount: files.reduce((n, f) => n + f.flags.length, 0),
       fileCount: files.length,
       skipped,
-      writerKinds: writerKinds(files.flatMap((f) => f.flags)),
+      writerKinds: writerKinds(files.flatMap((f) => f.flags.filter((x) => !x.toggle))),
+      bootCount: files.reduce((n, f) => n + f.flags.filter((x) => !x.toggle).length, 0),
+      toggleCount: files.reduce((n, f) => n + f.flags.filter((x) => x.toggle).length, 0),
+      flagNoun: files.some((f) => f.flags.some((x) => x.toggle)) ? 'flag' : 'boot-time flag',
       // get_maintainer.pl names nobody for these (no MAINTAINERS F: line covers them): the lists alone get them.
       unmaintained: groups.filter((g) => (g.maintainers as string[]).length === 0).flatMap((g) => (g.files as { file: string }[]).map((f) => f.file)),
     };
@@ -79,7 +91,7 @@ export const staticKeys: RecipeCode = {
 
   transform(ctx, file, text, vars) {
     let out = text;
-    for (const f of vars.flags as FlagVars[]) out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue).text;
+    for (const f of vars.flags as FlagVars[]) out = (f.toggle ? convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)) : convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue)).text;
     return out;
   },
 
@@ -91,10 +103,11 @@ export const staticKeys: RecipeCode = {
  * all of them, unmeasured ones included), the hottest first, at most `top` of them; with --only, exactly the flags it names (each must be `auto`; `file:flag`
  * when a name repeats).
  */
-function select(found: FlagCandidate[], only: string[], paths: string[], runtime: RuntimeEvidence | undefined, limits: { minRate: number; top: number }): FlagCandidate[] {
+function select(found: FlagCandidate[], only: string[], paths: string[], runtime: RuntimeEvidence | undefined, limits: { minRate: number; top: number; toggles: boolean }): FlagCandidate[] {
   const where = paths.length ? ` under ${paths.join(', ')}` : '';
+  const convertible = (c: FlagCandidate) => c.verdict === 'auto' || (limits.toggles && notAToggle(c) === undefined);
   if (only.length === 0) {
-    const auto = found.filter((c) => c.verdict === 'auto');
+    const auto = found.filter(convertible);
     if (auto.length === 0) throw new ParamError(`static-keys: no flag${where} can be converted automatically`, `kseries scan static-keys${paths.map((p) => ` --path ${p}`).join('')} shows the candidates and why`);
     if (!runtime) {
       if (limits.minRate > 0) throw new ParamError(`static-keys: nothing was measured, so no flag${where} is known to be tested ${limits.minRate} times per second`, 'let generate boot the tree (no --no-build), name flags with --only, or give --min-rate 0 to propose every auto flag unmeasured');
@@ -122,8 +135,12 @@ function select(found: FlagCandidate[], only: string[], paths: string[], runtime
     if (matches.length === 0) throw new ParamError(`--only ${o}: no flag candidate of that name${where}`, 'kseries scan static-keys lists them; use file:flag to pick one file');
     if (matches.length > 1) throw new ParamError(`--only ${o}: ${matches.length} files declare it (${matches.map((m) => m.file).join(', ')})`, `write it as file:flag, e.g. --only ${matches[0]!.file}:${name}`);
     const c = matches[0]!;
-    if (c.verdict !== 'auto') {
-      throw new ParamError(`--only ${o}: the scan says ${c.verdict}: ${c.reasons.join('; ')}`, 'after checking it yourself, convert it with the static-key recipe (--set file=... --set flag=...)');
+    if (!convertible(c)) {
+      const toggle = notAToggle(c) === undefined;
+      throw new ParamError(
+        `--only ${o}: the scan says ${c.verdict}: ${c.reasons.join('; ')}`,
+        toggle ? 'it is a runtime toggle: add --toggles to convert it with a setter' : 'after checking it yourself, convert it with the static-key recipe (--set file=... --set flag=...)',
+      );
     }
     return c;
   });
@@ -181,7 +198,7 @@ async function groupByMaintainers(ctx: RecipeContext, files: { file: string; fla
     const told = [...new Set(g.files.map((f) => usual.get(f.file)))];
     return {
       prefix: told.length === 1 && told[0] ? told[0] : groupPrefix(g.files.map((f) => f.file)),
-      title: flags.length === 1 ? `Convert ${flags[0]!.flag} to a static key` : `Convert ${flags.length} boot-time flags to static keys`,
+      title: flags.length === 1 ? `Convert ${flags[0]!.flag} to a static key` : `Convert ${flags.length} ${flags.some((f) => f.toggle) ? 'flags' : 'boot-time flags'} to static keys`,
       maintainers: g.maintainers,
       files: g.files,
       flags,
