@@ -96,4 +96,18 @@ test('--only takes exactly the named flags, and refuses a flag the scan does not
   const r = JSON.parse(one.out) as { commits: { sha: string; subject: string }[] };
   expect(r.commits.map((c) => c.subject)).toEqual(['mm: memcontrol: Convert cgroup_memory_nobpf to a static key']);
   expect(git(tree.root, 'log', '-1', '--format=%B', r.commits[0]!.sha)).not.toContain('in all:');
+
+  // A runtime toggle: refused without --toggles, converted with a setter with it.
+  const toggle = 'fs/namei.c:sysctl_protected_symlinks';
+  const refused = await run('generate', 'static-keys', '--path', 'fs', '--only', toggle, '--no-build');
+  expect(refused.code).toBe(2);
+  expect(refused.err).toMatch(/^kseries: --only fs\/namei\.c:sysctl_protected_symlinks: the scan says manual: .*\nhint: it is a runtime toggle: add --toggles/);
+  const t = await run('generate', 'static-keys', '--path', 'fs', '--only', toggle, '--toggles', '--no-build', '--json');
+  expect(t.code, t.err).toBe(0);
+  const tr = JSON.parse(t.out) as { commits: { sha: string; subject: string }[] };
+  expect(tr.commits.map((c) => c.subject)).toEqual(['fs: namei: Convert sysctl_protected_symlinks to a static key']);
+  const tdiff = git(tree.root, 'show', '--format=%B', tr.commits[0]!.sha);
+  expect(tdiff.replace(/\n(?![ +-])/g, ' ')).toContain('sysctl_protected_symlinks in fs/namei.c is an int flag written through the sysctl fs.protected_symlinks');
+  expect(tdiff).toContain('+\t\t.proc_handler\t= sysctl_protected_symlinks_sysctl,');
+  expect(tdiff).toContain('+\tif (!static_branch_likely(&sysctl_protected_symlinks_key))');
 });
