@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
 import type { KernelTree } from '../../src/tree/tree.js';
+import { forgetSeries } from '../helpers/series.js';
 import { cli, FIXTURE_RECIPES, git, userTree, withOnlyGit } from '../helpers/tree.js';
 
 let tree: KernelTree;
@@ -15,7 +16,11 @@ beforeAll(async () => {
   tree = await userTree();
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-check-'));
 });
-afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+// The series this file generates are its own: series.test.ts generates static-key-cgroup_memory_nobpf as v1 too.
+afterAll(() => {
+  fs.rmSync(out, { recursive: true, force: true });
+  forgetSeries(tree.root, 'static-key-cgroup_memory_nobpf');
+});
 
 async function checked(recipe: string, ...set: string[]): Promise<{ code: number; report: CheckReport }> {
   const g = await run('generate', recipe, ...set.flatMap((s) => ['--set', s]), '--json');
