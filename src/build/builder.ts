@@ -156,14 +156,15 @@ export class KernelBuild {
     };
   }
 
-  /** The base .config alone, made once in a directory of its own beside the build (kept as .config.base). */
+  /** The base .config alone, made once in a scratch directory of its own (kept as .config.base). */
   private async plainConfig(): Promise<string> {
     const kept = path.join(this.buildDir, '.config.base');
     if (!fs.existsSync(kept)) {
       const targets = CONFIG_TARGETS[this.opts.config];
       if (!targets) fs.copyFileSync(path.resolve(this.opts.config), kept);
       else {
-        const scratch = `${this.buildDir}.base`;
+        // Inside the build directory, the one place a sandboxed make may write; removed once the .config is kept.
+        const scratch = path.join(this.buildDir, '.kseries-base');
         fs.rmSync(scratch, { recursive: true, force: true });
         for (const t of targets) await this.mustMake([t], scratch);
         fs.copyFileSync(path.join(scratch, '.config'), kept);
