@@ -89,8 +89,13 @@ export class KernelBuild {
    * Undefined when no Makefile line names the object. Makes the .config first when there is none.
    */
   async symbolsFor(object: string, read: ReadText): Promise<string[] | undefined> {
+    const source = object.replace(/\.o$/, '.c');
     const config = setSymbols(await this.baseConfig());
-    return (await configSymbolsFor(object.replace(/\.o$/, '.c'), read, config))?.filter((s) => !config.has(s));
+    // What the object needs beyond the plain base is what kseries switches for it, whether or not an earlier run of
+    // this build directory already did: the configuration a message names (configAsBuilt) counts it.
+    const fromBase = await configSymbolsFor(source, read, setSymbols(await this.plainConfig()));
+    if (fromBase?.length) this.recordRequested(fromBase);
+    return (await configSymbolsFor(source, read, config))?.filter((s) => !config.has(s));
   }
 
   /** The text of the build directory's .config, made first (defconfig, allmodconfig, or the given file) when missing. */
@@ -320,7 +325,7 @@ function isSet(config: string, symbol: string): boolean {
   return new RegExp(`^CONFIG_${symbol}=[ym]$`, 'm').test(config);
 }
 
-/** "x86_64 defconfig plus CONFIG_MEMCG and CONFIG_SLAB_OBJ_EXT (and 2 symbols they select), CONFIG_WERROR off" */
+/** "x86_64 defconfig plus CONFIG_MEMCG and CONFIG_SLAB_OBJ_EXT (and 2 symbols olddefconfig switched on with them), CONFIG_WERROR off" */
 export function configLine(c: ConfigAsBuilt): string {
   const names = (list: string[]) => {
     const full = list.map((s) => `CONFIG_${s}`);
@@ -329,7 +334,7 @@ export function configLine(c: ConfigAsBuilt): string {
   const symbols = (n: number) => `${n} symbol${n === 1 ? '' : 's'}`;
   let line = c.base;
   if (c.on.length) line += ` plus ${names(c.on)}`;
-  if (c.pulledIn) line += c.on.length ? ` (and ${symbols(c.pulledIn)} ${c.on.length === 1 ? 'it selects' : 'they select'})` : ` plus ${symbols(c.pulledIn)} switched on by olddefconfig`;
+  if (c.pulledIn) line += c.on.length ? ` (and ${symbols(c.pulledIn)} olddefconfig switched on with ${c.on.length === 1 ? 'it' : 'them'})` : ` plus ${symbols(c.pulledIn)} that earlier builds in its directory switched on`;
   if (c.off.length) line += `, ${names(c.off)} off`;
   return line;
 }

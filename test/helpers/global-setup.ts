@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { processAlive } from '../../src/system.js';
 import { cacheDir } from '../../src/tree/paths.js';
 import { provisionTree } from '../../src/tree/provision.js';
 import { forgetSeries } from './series.js';
@@ -19,10 +20,16 @@ declare module 'vitest' {
 const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => void> {
   const repoRoot = path.resolve(__dirname, '../..');
   const { tree } = await provisionTree({ cwd: repoRoot, log: (l) => console.error(`[tree] ${l}`) });
   const dir = path.join(cacheDir(), 'test-clone');
+  // One run at a time: a second run would reset the clone under the first one's feet.
+  const lock = `${dir}.lock`;
+  const holder = fs.existsSync(lock) ? Number(fs.readFileSync(lock, 'utf8')) : 0;
+  if (holder && holder !== process.pid && processAlive(holder)) throw new Error(`another test run (pid ${holder}) is using ${dir}; wait for it to end`);
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  fs.writeFileSync(lock, String(process.pid));
   const fresh = !fs.existsSync(path.join(dir, '.git'));
   if (fresh) {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -31,6 +38,7 @@ export default async function setup(project: TestProject): Promise<void> {
   const root = fs.realpathSync(dir);
   if (!fresh) resetClone(root);
   project.provide('cloneRoot', root);
+  return () => fs.rmSync(lock, { force: true });
 }
 
 /** The clone as `git clone` left it: its branch at origin's, no other branch, no stray file, no generated series. */
