@@ -43,7 +43,7 @@ export function describe(c: Conversion): TemplateVars {
     hintsKept: hints.filter((h) => h.before !== undefined).length,
     hintsAdded: hints.filter((h) => h.before === undefined).length,
     addedHint: added.length === 1 ? added[0]! : added.length ? 'likely or unlikely' : '',
-    calls: [...new Set(c.writes.map((w) => (w.enable ? 'static_branch_enable()' : 'static_branch_disable()')))].sort(),
+    calls: branchCalls(c.writes),
     type: c.type,
     initiallyTrue: c.initiallyTrue,
     readOnlyAfterInit: c.readOnlyAfterInit,
@@ -99,4 +99,9 @@ export function historyPrefix(subjects: string[]): string | undefined {
   let best: string | undefined;
   for (const [p, n] of counts) if (best === undefined || n > counts.get(best)!) best = p;
   return best;
+}
+
+/** The static_branch_*() calls these writes became, once each: "static_branch_disable()", "static_branch_enable()". */
+export function branchCalls(writes: Conversion['writes']): string[] {
+  return [...new Set(writes.map((w) => (w.enable ? 'static_branch_enable()' : 'static_branch_disable()')))].sort();
 }

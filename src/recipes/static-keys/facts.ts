@@ -3,6 +3,7 @@
 // it, and the lock it holds. The templates say only what these facts say (the tests' facts: static-key describe()).
 import { CFile } from '../../c-source/functions.js';
 import { sleepingLockAt } from '../static-key/contexts.js';
+import { branchCalls } from '../static-key/index.js';
 import type { Conversion } from '../static-key/convert.js';
 import type { FlagCandidate } from '../static-key/scan.js';
 
@@ -24,8 +25,7 @@ export interface WriterFact {
 
 /** Each function that writes the flag, merged per function. */
 export function writerFacts(file: string, baseText: string, c: FlagCandidate, conv: Conversion): WriterFact[] {
-  const callOf = (enable: boolean | undefined) => (enable ? 'static_branch_enable()' : 'static_branch_disable()');
-  const all = [...new Set(conv.writes.map((x) => callOf(x.enable)))].sort();
+  const all = branchCalls(conv.writes);
   const cf = new CFile(file, baseText);
   const byFunction = new Map<string, WriterFact>();
   // Boot-time writers only: a runtime toggle's interface is described by its own facts (static-key-toggle's).
@@ -33,7 +33,7 @@ export function writerFacts(file: string, baseText: string, c: FlagCandidate, co
     const name = w.function ?? '';
     const def = cf.functions.get(name);
     const lock = def ? sleepingLockAt(cf, def, cf.lines.lineStart(w.line)) : undefined;
-    const calls = [...new Set(conv.writes.filter((x) => x.function === name).map((x) => callOf(x.enable)))].sort();
+    const calls = branchCalls(conv.writes.filter((x) => x.function === name));
     const fact: WriterFact = {
       function: `${name}()`,
       kind: w.context as WriterFact['kind'],
