@@ -7,7 +7,7 @@ import { printJson, type GlobalOptions, type Io } from './io.js';
 
 export async function scan(io: Io, g: GlobalOptions, a: { paths: string[]; rev?: string; measure?: { config: string; workload: string } }): Promise<number> {
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
-  const candidates: (FlagCandidate & { hits?: Hits; notMeasured?: string })[] = await scanStaticKeys(tree, a.paths, a.rev);
+  const candidates: (FlagCandidate & { hits?: Hits; notMeasured?: string })[] = await scanStaticKeys(tree, a.paths, a.rev, io.env);
   if (a.measure) {
     const m = await measure({ tree, ...a.measure, rev: a.rev, env: io.env, log: (l) => io.err(l) });
     const byFlag = new Map(m.candidates.map((c) => [`${c.file}:${c.variable}`, c]));

@@ -102,7 +102,7 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
   if (!workload) throw new UsageError(`--workload ${opts.workload}: no such workload`, `give one of: ${Object.keys(WORKLOADS).join(', ')}`);
   const commit = await commitOf(tree, opts.rev ?? 'HEAD');
   if (!commit) throw new UsageError(`${opts.rev ?? 'HEAD'} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
-  const candidates = (await scanStaticKeys(tree, [], commit)).filter((c) => c.verdict !== 'reject' && c.file.endsWith('.c'));
+  const candidates = (await scanStaticKeys(tree, [], commit, opts.env)).filter((c) => c.verdict !== 'reject' && c.file.endsWith('.c'));
 
   const cached = cacheFile(commit, opts);
   if (!opts.fresh && fs.existsSync(cached)) {

@@ -16,11 +16,10 @@ export interface Source {
 }
 
 /**
- * Every .c file under `paths` (the whole tree when empty) whose text matches the Perl-compatible `pattern`, handed to
- * `onBatch` in path order, batch by batch while git grep still searches. Resolves when git grep is done.
+ * Every file of `specs` (git pathspecs) whose text matches the Perl-compatible `pattern`, handed to `onBatch` in path
+ * order, batch by batch while git grep still searches. Resolves when git grep is done.
  */
-export async function listMatching(source: Source, pattern: string, paths: readonly string[], onBatch: (files: string[]) => void): Promise<void> {
-  const specs = paths.length ? await Promise.all(paths.map((p) => pathSpec(source, p))) : ['*.c'];
+export async function listMatching(source: Source, pattern: string, specs: readonly string[], onBatch: (files: string[]) => void): Promise<void> {
   const { commit } = source;
   let batch: string[] = [];
   const r = await gitLines(source.root, ['grep', '-l', '--full-name', '-P', pattern, ...(commit ? [commit] : []), '--', ...specs], (line) => {
@@ -34,6 +33,14 @@ export async function listMatching(source: Source, pattern: string, paths: reado
   if (batch.length) onBatch(batch);
   // 1: nothing matched.
   if (r.code > 1) throw new ToolFailedError(`git grep failed: ${r.stderr.trim().split('\n').pop()}`, `run git grep -P in ${source.root} to see why`);
+}
+
+/** The .c files a scan of `paths` reads (the whole tree when empty), as git pathspecs, and a test of a tracked path against them. */
+export async function scanScope(source: Source, paths: readonly string[]): Promise<{ specs: string[]; has: (file: string) => boolean }> {
+  const specs = paths.length ? await Promise.all(paths.map((p) => pathSpec(source, p))) : ['*.c'];
+  // A pathspec's * matches across slashes: 'mm/*.c' is every .c file under mm/.
+  const has = (file: string) => file.endsWith('.c') && specs.some((s) => (s.endsWith('*.c') ? file.startsWith(s.slice(0, -3)) : file === s));
+  return { specs, has };
 }
 
 /**

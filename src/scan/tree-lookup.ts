@@ -4,10 +4,8 @@
 // index, per tree content (the commit, and the working tree's diff against it) and per version of the rules, in
 // kseries' cache: which files use each name, where each global function is reached from, and the architectures; a
 // later scan of the same content reads it instead of asking git grep again.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildWays, type MakefileCache } from '../build/kbuild.js';
 import { KconfigIndex, type Arches } from '../build/kconfig.js';
 import { ToolFailedError } from '../errors.js';
@@ -18,13 +16,27 @@ import type { ArchFacts } from '../recipes/static-key/arch.js';
 import { MAX_FILES, type CallerLookup, type Reach } from '../recipes/static-key/reach.js';
 import { gitLines, gitRunRaw } from '../tools/git.js';
 import { cacheDir } from '../tree/paths.js';
+import { contentKey, rulesVersion, type TreeContent } from './content.js';
 import { readBatch, type Source } from './files.js';
 
 /** Names per git grep pattern: PCRE compiles one alternation of them (a trie keeps it small and fast). */
 const NAMES_PER_PATTERN = 400;
 
+/** File models kept built at once. */
+const MODELS = 30;
+
+/** Indexes kept in the cache (one per tree content scanned); the least recently written go first. */
+const INDEXES = 12;
+
+/** Files changed since an earlier index above which a new one is built from scratch rather than brought up to date. */
+const REBASE_AT_MOST = 2000;
+
 /** What the cache keeps for one tree content and one version of the rules. */
 interface SymbolIndex {
+  /** The content it describes: the commit, the rules' version, and the files that differed from it in the working tree. */
+  head?: string;
+  rules?: string;
+  dirty?: string[];
   /** The .c and .h files that use each name looked up. */
   uses: Record<string, string[]>;
   /** Where each global function is reached from, per question (writes, reads), once fully known. */
@@ -46,23 +58,70 @@ export class TreeLookup implements CallerLookup {
     private readonly source: Source,
     private readonly indexFile: string,
     /** What earlier scans of the same content found, and this one adds. */
-    readonly index: SymbolIndex,
+    private index: SymbolIndex,
   ) {}
 
-  static async open(source: Source, env: NodeJS.ProcessEnv = process.env): Promise<TreeLookup> {
-    const { root, commit } = source;
-    const head = commit ?? (await gitRunRaw(root, ['rev-parse', 'HEAD'])).stdout.trim();
-    // The working tree: its diff against HEAD is part of the content (tracked files only, as the scan reads them).
-    const diff = commit ? '' : (await gitRunRaw(root, ['diff', 'HEAD', '--binary', '--no-ext-diff'])).stdout;
-    const key = createHash('sha1').update(`${head}\n${diff}\n${rulesVersion()}`).digest('hex').slice(0, 16);
-    const file = path.join(cacheDir(env), 'scan', `${key}.json`);
-    let index: SymbolIndex = { uses: {}, reached: {} };
-    try {
-      index = JSON.parse(fs.readFileSync(file, 'utf8')) as SymbolIndex;
-    } catch {
-      /* no index yet */
+  /**
+   * The index of `content` (the working tree's diff against HEAD is part of it: tracked files, as the scan reads them).
+   * Where none was kept, the newest one of the same rules is brought up to date when few files changed since it.
+   */
+  static async open(source: Source, content: TreeContent, env: NodeJS.ProcessEnv = process.env): Promise<TreeLookup> {
+    const dir = path.join(cacheDir(env), 'scan');
+    const file = path.join(dir, `${contentKey(content)}.json`);
+    const describe = { head: content.head, rules: rulesVersion(), dirty: [...content.dirty].sort() };
+    const kept = readIndex(file);
+    if (kept) return new TreeLookup(source, file, kept);
+    const lookup = new TreeLookup(source, file, { ...describe, uses: {}, reached: {} });
+    const newest = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => INDEX_FILE.test(f)).map((f) => path.join(dir, f)) : [];
+    newest.sort((a, b) => mtime(b) - mtime(a));
+    const earlier = newest.length ? readIndex(newest[0]!) : undefined;
+    if (earlier?.head && earlier.rules === describe.rules) {
+      const changed = await changedSince(source.root, earlier, content);
+      if (changed && changed.size <= REBASE_AT_MOST) await lookup.rebase({ ...earlier, ...describe }, changed);
     }
-    return new TreeLookup(source, file, index);
+    return lookup;
+  }
+
+  /**
+   * Take over `earlier`, an index of a content that differs from this one in the files `changed`: what they use and
+   * declare is read again from their texts, as the tree-wide greps would have found it; the expansions, which any
+   * file may change, are dropped; the architectures only when a Kconfig, Makefile or arch/ file changed.
+   */
+  private async rebase(earlier: SymbolIndex, changed: Set<string>): Promise<void> {
+    const texts = new Map<string, string>();
+    const sources = [...changed].filter((f) => /\.[ch]$/.test(f));
+    for (let i = 0; i < sources.length; i += 200) for (const [f, t] of await readBatch(this.source, sources.slice(i, i + 200))) texts.set(f, t);
+    const words = new Map([...texts].map(([f, t]) => [f, new Set(t.match(WORD_USE))]));
+    for (const [name, files] of Object.entries(earlier.uses)) {
+      const now = files.filter((f) => !changed.has(f));
+      for (const [f, w] of words) if (w.has(name)) now.push(f);
+      earlier.uses[name] = now.length === files.length && now.every((f, i) => f === files[i]) ? files : now.sort();
+    }
+    earlier.reached = {};
+    if ([...changed].some((f) => f.startsWith('arch/') || /(^|\/)(Kconfig[^/]*|Makefile|Kbuild)$/.test(f))) delete earlier.arch;
+    const headers = (earlier.headers ??= {});
+    const elsewhere = (earlier.elsewhere ??= {});
+    for (const v of Object.keys(headers)) if (changed.has(headers[v]!)) headers[v] = '';
+    for (const [v, list] of Object.entries(elsewhere)) elsewhere[v] = list.filter((e) => !changed.has(e.where.slice(0, e.where.lastIndexOf(':'))));
+    const variables = Object.keys(headers).sort();
+    const alternation = variables.length ? trie(variables) : undefined;
+    this.index = earlier;
+    if (!alternation) return;
+    const extern = new RegExp(externPattern(alternation));
+    const data = new RegExp(dataPattern(alternation));
+    const hits: Hit[] = [];
+    for (const [file, text] of [...texts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      text.split('\n').forEach((line, i) => {
+        if (file.endsWith('.h')) {
+          const m = extern.exec(line);
+          if (m) this.declares(file, m[0]);
+        } else {
+          const m = data.exec(line);
+          if (m) hits.push({ file, line: i + 1, name: /(\w+)$/.exec(m[0])![1]! });
+        }
+      });
+    }
+    await this.storedElsewhere(hits);
   }
 
   /** Where finished expansions of one question are kept (and found again by a later scan). */
@@ -77,6 +136,14 @@ export class TreeLookup implements CallerLookup {
     const tmp = `${this.indexFile}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, JSON.stringify(this.index));
     fs.renameSync(tmp, this.indexFile);
+    const dir = path.dirname(this.indexFile);
+    const old = fs
+      .readdirSync(dir)
+      .filter((f) => INDEX_FILE.test(f))
+      .map((f) => ({ f, t: fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.t - a.t)
+      .slice(INDEXES);
+    for (const { f } of old) fs.rmSync(path.join(dir, f), { force: true });
   }
 
   filesUsing(name: string): readonly string[] | undefined {
@@ -86,14 +153,28 @@ export class TreeLookup implements CallerLookup {
   file(path: string): CFile | undefined {
     let model = this.models.get(path);
     if (!model) {
-      const text = this.texts.get(path);
+      const text = this.texts.get(path) ?? this.readNow(path);
       if (text === undefined) return undefined;
       model = new CFile(path, text);
-      // A few hundred models at most stay built; the texts stay, the rest is rebuilt on need.
-      if (this.models.size > 1000) this.models.delete(this.models.keys().next().value!);
+      // A few hundred models at most stay built (the oldest goes first); the rest is rebuilt on need.
+      if (this.models.size >= MODELS) this.models.delete(this.models.keys().next().value!);
       this.models.set(path, model);
     }
     return model;
+  }
+
+  /**
+   * A working tree's file, read when the walk first needs it (an expansion an earlier scan finished needs none); at a
+   * commit the users' files were read in batches by lookUp().
+   */
+  private readNow(path: string): string | undefined {
+    if (this.source.commit) return undefined;
+    try {
+      // Not kept: the model holds it while it is built, and reading again costs less than keeping thousands.
+      return fs.readFileSync(`${this.source.root}/${path}`, 'utf8');
+    } catch {
+      return undefined;
+    }
   }
 
   /** The text of a file of the source (read once). */
@@ -148,12 +229,22 @@ export class TreeLookup implements CallerLookup {
     }
     const alternations: string[] = [];
     for (let i = 0; i < wanted.length; i += NAMES_PER_PATTERN) alternations.push(trie(wanted.slice(i, i + NAMES_PER_PATTERN)));
-    await this.grep(alternations.map((t) => `\\bextern\\b[^;(]*\\b(?:${t})\\b\\s*(?:\\[[^\\]]*\\]\\s*)?(?:__\\w+\\s*)*;`), '*.h', (file, _line, match) => {
-      const name = /(\w+)\s*(?:\[[^\]]*\]\s*)?$/.exec(match.replace(/(?:\s+(?:__read_mostly|__ro_after_init|__initdata|__weak|__maybe_unused|__percpu|__cacheline_aligned\w*))*\s*;$/, ''))?.[1];
-      if (name && headers[name] === '') headers[name] = file;
-    });
-    const hits: { file: string; line: number; name: string }[] = [];
-    await this.grep(alternations.map((t) => `\\.data\\s*=\\s*&\\s*(?:${t})\\b`), '*.c', (file, line, match) => hits.push({ file, line, name: /(\w+)$/.exec(match)![1]! }));
+    await this.grep(alternations.map(externPattern), '*.h', (file, _line, match) => this.declares(file, match));
+    const hits: Hit[] = [];
+    await this.grep(alternations.map(dataPattern), '*.c', (file, line, match) => hits.push({ file, line, name: /(\w+)$/.exec(match)![1]! }));
+    await this.storedElsewhere(hits);
+  }
+
+  /** An `extern` declaration in a header: the first header found for a shared flag is its header. */
+  private declares(file: string, match: string): void {
+    const headers = this.index.headers!;
+    const name = /(\w+)\s*(?:\[[^\]]*\]\s*)?$/.exec(match.replace(/(?:\s+(?:__read_mostly|__ro_after_init|__initdata|__weak|__maybe_unused|__percpu|__cacheline_aligned\w*))*\s*;$/, ''))?.[1];
+    if (name && headers[name] === '') headers[name] = file;
+  }
+
+  /** `.data = &flag` in other files: what their sysctl entries (and the like) do with each flag. */
+  private async storedElsewhere(hits: Hit[]): Promise<void> {
+    const elsewhere = this.index.elsewhere!;
     for (const h of hits) {
       const text = await this.text(h.file);
       if (text === undefined) continue;
@@ -181,8 +272,12 @@ export class TreeLookup implements CallerLookup {
     return { header: this.index.headers?.[variable] || undefined, elsewhere: this.index.elsewhere?.[variable] ?? [] };
   }
 
-  /** Read the files that use these names, if not read yet (not for a name used in more files than callers are followed in). */
+  /**
+   * At a commit, read the files that use these names, if not read yet (not for a name used in more files than callers
+   * are followed in); a working tree's files are read as the walk needs them.
+   */
   private async readUsers(names: string[]): Promise<void> {
+    if (!this.source.commit) return;
     const followed = names.map((n) => this.using.get(n) ?? []).filter((files) => files.length <= MAX_FILES + 1);
     const missing = [...new Set(followed.flat())].filter((f) => !this.texts.has(f));
     for (let i = 0; i < missing.length; i += 200) for (const [f, t] of await readBatch(this.source, missing.slice(i, i + 200))) this.texts.set(f, t);
@@ -238,6 +333,51 @@ export class TreeLookup implements CallerLookup {
   }
 }
 
+/** An index's file name: the content key. */
+const INDEX_FILE = /^[0-9a-f]{16}\.json$/;
+
+/** A name standing as a word, not after `.` or `->`: what lookUp()'s git grep finds. */
+const WORD_USE = /(?<![.>\w])[A-Za-z_]\w*/g;
+
+/** A `.data = &name` match of storedElsewhere(). */
+interface Hit {
+  file: string;
+  line: number;
+  name: string;
+}
+
+/** `extern ... name[...] __attr;` in a header, for the names of an alternation (a line of text, as git grep reads it). */
+function externPattern(alternation: string): string {
+  return `\\bextern\\b[^;(]*\\b(?:${alternation})\\b\\s*(?:\\[[^\\]]*\\]\\s*)?(?:__\\w+\\s*)*;`;
+}
+
+/** `.data = &name`, for the names of an alternation. */
+function dataPattern(alternation: string): string {
+  return `\\.data\\s*=\\s*&\\s*(?:${alternation})\\b`;
+}
+
+function readIndex(file: string): SymbolIndex | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as SymbolIndex;
+  } catch {
+    return undefined;
+  }
+}
+
+function mtime(file: string): number {
+  return fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+}
+
+/** The files whose text differs between the content `earlier` describes and `content` (undefined: git cannot say). */
+async function changedSince(root: string, earlier: SymbolIndex, content: TreeContent): Promise<Set<string> | undefined> {
+  const changed = new Set([...(earlier.dirty ?? []), ...content.dirty]);
+  if (earlier.head === content.head) return changed;
+  const r = await gitRunRaw(root, ['diff', '--name-only', '-z', '--no-renames', earlier.head!, content.head]);
+  if (r.code !== 0) return undefined;
+  for (const f of r.stdout.split('\0')) if (f) changed.add(f);
+  return changed;
+}
+
 /** One alternation that matches exactly `words`, as a trie (`foo_(?:bar|baz)`), which PCRE matches far faster than a flat list. */
 export function trie(words: string[]): string {
   type Node = Map<string, Node>;
@@ -262,19 +402,4 @@ export function trie(words: string[]): string {
     return end ? (alts.length === 1 ? `(?:${alts[0]})?` : `${body}?`) : body;
   };
   return emit(rootNode);
-}
-
-/**
- * The version of the rules an index was made with: a digest of the modules that read C, follow callers and decide
- * (their compiled or source text), so an index made by other rules is never read.
- */
-function rulesVersion(): string {
-  const here = fileURLToPath(import.meta.url);
-  const ext = path.extname(here);
-  const src = path.resolve(path.dirname(here), '..');
-  const hash = createHash('sha1');
-  for (const dir of ['recipes/static-key', 'recipes', 'build', 'scan']) {
-    for (const f of fs.readdirSync(path.join(src, dir)).filter((x) => x.endsWith(ext)).sort()) hash.update(fs.readFileSync(path.join(src, dir, f)));
-  }
-  return hash.digest('hex');
 }

@@ -1,5 +1,7 @@
 // kseries scan static-keys on the real 6.12 tree.
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import type { FlagCandidate } from '../../src/recipes/static-key/scan.js';
@@ -34,10 +36,14 @@ test('a path outside the tree is refused', async () => {
 test('the built CLI classifies in worker threads and says the same; --rev scans a commit', async () => {
   const tree = await userTree();
   const inProcess = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--path', 'kernel/trace', '--json']);
+  // An empty cache: the workers classify every file.
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-scan-cache-'));
   const built = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'kseries.js'), '--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--path', 'kernel/trace', '--json'], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
+    env: { ...process.env, KSERIES_CACHE: cache },
   });
+  fs.rmSync(cache, { recursive: true, force: true });
   expect(built).toBe(`${inProcess.out}\n`);
   const head = git(tree.root, 'rev-parse', 'HEAD').trim();
   const atRev = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--rev', head, '--json']);
@@ -46,4 +52,46 @@ test('the built CLI classifies in worker threads and says the same; --rev scans 
   const bad = await cli(['--tree', tree.root, 'scan', 'static-keys', '--rev', 'no-such-rev']);
   expect(bad.code).toBe(2);
   expect(bad.err).toMatch(/^kseries: --rev no-such-rev is not a commit/);
+});
+
+test('the caches follow the text read: an edit, a staged edit undone in the working tree, and back', async () => {
+  const tree = await userTree();
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-scan-cache-'));
+  const file = path.join(tree.root, 'mm/memcontrol.c');
+  const original = fs.readFileSync(file, 'utf8');
+  const scan = async (env = { ...process.env, KSERIES_CACHE: cache }) => {
+    const r = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--json'], { env });
+    expect(r.err).toBe('');
+    return { out: r.out, line: (JSON.parse(r.out) as { candidates: FlagCandidate[] }).candidates.find((c) => c.variable === 'cgroup_memory_nosocket')!.line };
+  };
+  const factsFile = () => path.join(cache, 'scan', fs.readdirSync(path.join(cache, 'scan')).find((f) => f.startsWith('facts-'))!);
+  const kept = () => (JSON.parse(fs.readFileSync(factsFile(), 'utf8')) as Record<string, [string, unknown[]]>)['mm/memcontrol.c']![0];
+  const headBlob = git(tree.root, 'rev-parse', 'HEAD:mm/memcontrol.c').trim();
+  try {
+    const first = await scan();
+    expect(first.line).toBe(86);
+    expect(kept()).toBe(headBlob);
+    const written = fs.statSync(factsFile()).mtimeMs;
+
+    fs.writeFileSync(file, `\n${original}`);
+    const edited = await scan();
+    expect(edited.line).toBe(87);
+    // The symbol index of the edited tree was brought up to date from the first one: it says what a new one says.
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-scan-cache-'));
+    expect((await scan({ ...process.env, KSERIES_CACHE: empty })).out).toBe(edited.out);
+    fs.rmSync(empty, { recursive: true, force: true });
+    git(tree.root, 'add', 'mm/memcontrol.c');
+    fs.writeFileSync(file, original);
+    expect((await scan()).line).toBe(86);
+    // The edited texts were read, not kept: the cache still holds HEAD's blob, unwritten since the first scan.
+    expect(kept()).toBe(headBlob);
+
+    git(tree.root, 'reset', '-q', '--', 'mm/memcontrol.c');
+    expect((await scan()).out).toBe(first.out);
+    expect(fs.statSync(factsFile()).mtimeMs).toBe(written);
+  } finally {
+    fs.writeFileSync(file, original);
+    git(tree.root, 'reset', '-q', '--', 'mm/memcontrol.c');
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
 });
