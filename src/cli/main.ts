@@ -10,7 +10,7 @@ import { workloadNames, WORKLOADS } from '../boot/workloads.js';
 const EXAMPLES: [string, string][] = [
   ['kseries tree init', 'provision kernel-tree/ (Debian linux-source-6.12, cached in ~/.cache/kseries)'],
   ['kseries generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', 'make a series branch'],
-  ['kseries generate static-keys --path mm', 'convert every safe flag under mm/, one patch per maintainer group'],
+  ['kseries generate static-keys --path mm', 'convert every safe flag under mm/: a series per maintainer tree, a patch per maintainer group'],
   ['kseries check static-keys-mm', 'build each patch, prove the NOPs, checkpatch, maintainers'],
   ['kseries emit static-key-cgroup_memory_nobpf', 'write out/<series>/v1/'],
   ['kseries send static-key-cgroup_memory_nobpf', 'git send-email dry run (add --send)'],
@@ -72,7 +72,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('measure-config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'the kernel a recipe that measures boots first: minimal, defconfig or a .config file' })
         .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: 'what that booted kernel runs while it is measured' })
         .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', '')
-        .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there tested 100 times a second in a booted kernel, one patch per maintainer group')
+        .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there tested 100 times a second in a booted kernel: a series per maintainer tree, a patch per maintainer group')
         .example('$0 generate static-keys --min-rate 1000', 'only flags tested at least 1000 times per second of the default workload')
         .example('$0 generate static-keys --toggles --path fs', 'boot-time flags and runtime toggles under fs/ tested at least 100 times per second')
         .example('$0 generate static-keys --only cgroup_memory_nosocket --only percpu:pcpu_async_enabled', ''),

@@ -35,9 +35,10 @@ export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promi
   const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, lists) };
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const measure = a.measure && { ...a.measure, env: io.env };
-  const r = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, runtime: a.runtime, log: (l) => io.err(l) });
-  if (g.json) printJson(io, generatedJson(r));
-  else printGenerated(io, r);
+  const made = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, runtime: a.runtime, log: (l) => io.err(l) });
+  // A split recipe (one series per maintainer tree) lists each series; a plain one gives its series' fields.
+  if (g.json) printJson(io, recipe.manifest.split ? { series: made.map(generatedJson) } : generatedJson(made[0]!));
+  else for (const r of made) printGenerated(io, r);
   return 0;
 }
 

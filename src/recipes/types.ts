@@ -1,5 +1,6 @@
 // What recipe code sees and returns. Recipe code is pure: it reads the tree through the context, never spawns.
 import type { Prover } from '../check/proofs/types.js';
+import type { Route } from '../mail/route.js';
 import type { TemplateVars } from '../templates/render.js';
 import type { Params } from '../templates/params.js';
 import type { FlagCandidate } from './static-key/scan.js';
@@ -14,6 +15,10 @@ export interface RecipeContext {
   flagCandidates(paths: readonly string[]): Promise<FlagCandidate[]>;
   /** The maintainers get_maintainer.pl names for a file of the tree. */
   maintainersOf(file: string): Promise<string[]>;
+  /** Where a patch to a file goes: its tree, subject tag and MAINTAINERS entry (get_maintainer.pl --sections). */
+  routeOf?(file: string): Promise<Route>;
+  /** A file's recent authors and committers (get_maintainer.pl --git); none in a tree without history. */
+  authorsOf?(file: string): Promise<string[]>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */
   subjectsOf?(file: string): Promise<string[]>;
   /** How often each flag's tests ran in a booted kernel (kseries measure), for a recipe whose manifest asks. */

@@ -71,7 +71,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-emit-'));
   try {
     const args = ['format-patch', '-q', '-o', staging, `--base=${rec.base}`, '--no-thread', '--stat=72'];
-    args.push(`--subject-prefix=${opts.subjectPrefix ?? 'PATCH'}`);
+    args.push(`--subject-prefix=${opts.subjectPrefix ?? (rec.subjectTag ? `PATCH ${rec.subjectTag}` : 'PATCH')}`);
     if (opts.rfc ?? rec.rfc) args.push('--rfc');
     if (rec.version > 1) args.push(`-v${rec.version}`);
     if (count > 1) args.push('--cover-letter');

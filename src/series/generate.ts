@@ -13,10 +13,11 @@ import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
 import { scanStaticKeys } from '../scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
-import { runGetMaintainerOfFile } from '../tools/kernel-scripts.js';
+import { runGetMaintainerGit, runGetMaintainerOfFile, runGetMaintainerSections } from '../tools/kernel-scripts.js';
+import { parseSections, routeOf } from '../mail/route.js';
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
-import { planSeries, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
+import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
 import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
 import { withLock, worktreeAt, writingWorktree } from '../tree/worktree.js';
 
@@ -67,7 +68,8 @@ export interface GenerateResult {
   kunitProblems?: string[];
 }
 
-export async function generateSeries(opts: GenerateOptions): Promise<GenerateResult> {
+/** Generate the recipe's series: one, or for a split recipe one per element of its split list (e.g. per maintainer tree). */
+export async function generateSeries(opts: GenerateOptions): Promise<GenerateResult[]> {
   const { tree } = opts;
   const base = await resolveCommit(tree, opts.base ?? 'HEAD');
   const author = await authorIdent(tree, opts.from);
@@ -75,9 +77,18 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   if (opts.recipe.manifest.measure && opts.runtime) services.runtime = await runtimeEvidence(tree, base, opts.runtime, opts.measure?.env, opts.log);
   let input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services };
   let plan = await planSeries(input);
+  for (const notice of (plan.prepared?.notices as string[] | undefined) ?? []) opts.log?.(notice);
   const proves = !!opts.recipe.code?.verify;
   const kunit = opts.recipe.manifest.kunit;
-  if (!opts.measure || (!proves && !kunit)) return applyPlan({ tree, plan, base, author, version: opts.version });
+  const applyAll = async (plans: SeriesPlan[], extra: Partial<GenerateResult> = {}) => {
+    const out: GenerateResult[] = [];
+    for (const p of plans) {
+      const mine = extra.unproven?.filter((u) => p.patches.some((x) => x.subject === u));
+      out.push({ ...(await applyPlan({ tree, plan: p, base, author, version: opts.version })), ...extra, ...(mine ? { unproven: mine } : {}) });
+    }
+    return out;
+  };
+  if (!opts.measure || (!proves && !kunit)) return applyAll(await planSplit({ ...input, prepared: plan.prepared ?? {} }, plan, () => false));
   const what = [proves ? `build it (${opts.measure.config}) to measure the object code` : '', kunit ? 'run KUnit on it and on the base' : ''].filter(Boolean).join(', and ');
   let draft: { tip: string };
   let built: Awaited<ReturnType<typeof proveRange>> | undefined;
@@ -95,12 +106,17 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   }
   const measured = built?.proofs.map((proofs, i) => measuredVars(proofs, built.reports[i]!.sizes ?? [], configLine(built.config), built.compilerVersion ?? built.compiler));
   const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log }) : undefined;
-  const sizes = (built?.reports ?? []).flatMap((r) => r.sizes ?? []);
-  const measuredTotal = built ? { config: configLine(built.config), objects: sizes.length, rows: sizes.length ? sizeRows(totalSize(sizes)) : [] } : false;
-  plan = await planSeries({ ...input, measured, measuredTotal, prepared: plan.prepared, kunit: evidence ? kunitVars(evidence) : false });
+  // What the measured objects cost in all, for the cover letter of the series that holds these patches.
+  const total = (of: (TemplateVars | false)[]): TemplateVars | false => {
+    if (!built) return false;
+    const sizes = of.flatMap((m) => (m ? (m.sizes as ObjectSize[]) : []));
+    return { config: configLine(built.config), objects: sizes.length, rows: sizes.length ? sizeRows(totalSize(sizes)) : [] };
+  };
+  const planned = { ...input, measured, prepared: plan.prepared ?? {}, kunit: evidence ? kunitVars(evidence) : (false as const) };
+  plan = await planSeries({ ...planned, measuredTotal: total(measured ?? []) });
   const unproven = built ? plan.patches.filter((_, i) => built.proofs[i]!.some((p) => !p.ok)).map((p) => p.subject) : [];
   const failing = evidence && !evidence.ok ? evidence.problems : undefined;
-  return { ...(await applyPlan({ tree, plan, base, author, version: opts.version })), unproven, ...(failing ? { kunitProblems: failing } : {}) };
+  return applyAll(await planSplit(planned, plan, total), { unproven, ...(failing ? { kunitProblems: failing } : {}) });
 }
 
 /** The template variable `kunit`: the draft's KUnit runs and the census, shaped for Handlebars. */
@@ -177,6 +193,8 @@ async function treeServices(tree: KernelTree, base: string): Promise<TreeService
   return {
     flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
+    routeOf: async (file) => routeOf(file, parseSections(await runGetMaintainerSections(tree.root, file))),
+    authorsOf: async (file) => (useGit ? runGetMaintainerGit(tree.root, file) : []),
     subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
   };
 }
@@ -231,6 +249,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
       cover: plan.cover,
       createdAt: new Date().toISOString(),
       ...(plan.rfc ? { rfc: true } : {}),
+      ...(plan.subjectTag ? { subjectTag: plan.subjectTag } : {}),
     });
     await gitRaw(tree.root, ['branch', branchName(plan.name, version), tip]);
     return { name: plan.name, version, branch: branchName(plan.name, version), base, commits, unchanged: false, plan };

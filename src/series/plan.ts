@@ -25,10 +25,12 @@ export interface SeriesPlan {
   prepared?: TemplateVars;
   /** Emitted as [RFC PATCH ...] by default. */
   rfc?: boolean;
+  /** The tree's tag in the subjects: [PATCH <tag>] (from the variable `subjectTag`). */
+  subjectTag?: string;
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'subjectsOf' | 'runtime'>;
+export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'subjectsOf' | 'runtime'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;
@@ -103,7 +105,32 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     patches,
     prepared,
     rfc: manifest.rfc,
+    ...(typeof vars.subjectTag === 'string' && vars.subjectTag ? { subjectTag: vars.subjectTag } : {}),
   };
+}
+
+/**
+ * The plans of a split recipe: one per element of its `split` list, each from the variables `prepared` gave with
+ * the element's added, and the measured figures of the patches it holds (matched by the files they change).
+ */
+export async function planSplit(input: PlanInput & { prepared: TemplateVars }, whole: SeriesPlan, total: (measured: (TemplateVars | false)[]) => TemplateVars | false): Promise<SeriesPlan[]> {
+  const split = input.recipe.manifest.split;
+  if (!split) return [whole];
+  const parts = input.prepared[split];
+  if (!Array.isArray(parts)) throw new RecipeError(`${input.recipe.manifest.id}: split: "${split}" is not a list variable`, 'name a list the recipe provides');
+  const byFiles = new Map(whole.patches.map((p, i) => [filesOf(p), input.measured?.[i] ?? false]));
+  const plans: SeriesPlan[] = [];
+  for (const part of parts as TemplateVars[]) {
+    const prepared = { ...input.prepared, ...part };
+    const first = await planSeries({ ...input, prepared, measured: [], measuredTotal: false });
+    const measured = first.patches.map((p) => byFiles.get(filesOf(p)) ?? false);
+    plans.push(input.measured ? await planSeries({ ...input, prepared, measured, measuredTotal: total(measured) }) : first);
+  }
+  return plans;
+}
+
+function filesOf(p: PlannedPatch): string {
+  return p.changes.map((c) => c.file).sort().join('\n');
 }
 
 /** One set of variables per element of the list `each` names (just `vars` without `each`). */

@@ -20,6 +20,8 @@ export interface SeriesRecord {
   notes?: string[];
   /** The recipe asks for [RFC PATCH ...] subjects. */
   rfc?: boolean;
+  /** The tree's tag in the subjects: [PATCH <tag> ...] (net-next). */
+  subjectTag?: string;
 }
 
 export function branchName(name: string, version: number): string {

@@ -48,6 +48,11 @@ export interface Manifest {
   kunit?: KunitSpec;
   /** generate boots the tree first (kseries measure) and gives the recipe each flag's hits (context.runtime). */
   measure: boolean;
+  /**
+   * Name of a list variable: one independent series per element (its fields added to the variables), e.g. one per
+   * maintainer tree. An element's `subjectTag` goes into its subjects ("[PATCH net-next]").
+   */
+  split?: string;
 }
 
 export interface KunitSpec {
@@ -97,6 +102,7 @@ export function readManifest(dir: string): Manifest {
     rfc: m.rfc === true,
     kunit: m.kunit === undefined ? undefined : readKunit(m.kunit, where('kunit')),
     measure: m.measure === true,
+    split: m.split === undefined ? undefined : str(m.split, where('split')),
   };
 }
 

@@ -94,6 +94,17 @@ export async function runGetMaintainerOfFile(treeRoot: string, file: string, opt
   return parseGetMaintainer(res.stdout).to;
 }
 
+/** The MAINTAINERS entries that cover one file, the most specific first, as get_maintainer.pl --sections prints them. */
+export async function runGetMaintainerSections(treeRoot: string, file: string): Promise<string> {
+  return (await run('perl', ['scripts/get_maintainer.pl', '--nogit', '--nogit-fallback', '--sections', '-f', file], { cwd: treeRoot })).stdout;
+}
+
+/** The recent authors and committers of a file (get_maintainer.pl --git), for a file no entry but THE REST covers. */
+export async function runGetMaintainerGit(treeRoot: string, file: string): Promise<string[]> {
+  const res = await run('perl', ['scripts/get_maintainer.pl', '--git', '--no-m', '--no-r', '--no-l', '--no-rolestats', '-f', file], { cwd: treeRoot });
+  return res.stdout.split('\n').map((l) => l.trim()).filter((l) => l.includes('@'));
+}
+
 export function parseGetMaintainer(output: string): Recipients {
   const to: string[] = [];
   const cc: string[] = [];

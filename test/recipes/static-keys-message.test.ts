@@ -7,7 +7,8 @@ import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
 import { historyPrefix } from '../../src/recipes/static-key/index.js';
 import { scanFile } from '../../src/recipes/static-key/scan.js';
-import { planSeries } from '../../src/series/plan.js';
+import type { Route } from '../../src/mail/route.js';
+import { planSeries, planSplit, type PlanInput } from '../../src/series/plan.js';
 import type { TemplateVars } from '../../src/templates/render.js';
 
 const TEST_UNHINTED = 'void hot(void)\n{\n\tif (flag)\n\t\tslow();\n}\n';
@@ -20,19 +21,32 @@ const SETUP_BOTH = 'static int __init flag_setup(char *s)\n{\n\tif (*s == \'0\')
 const source = (...parts: string[]) => `static bool flag __read_mostly;\n\n${parts.join('\n')}`;
 
 /** The series static-keys plans for these files, as generate would with these services and draft figures. */
-function plan(files: Record<string, string>, opts: { measured?: TemplateVars | false; maintainers?: (f: string) => string[]; subjectsOf?: (f: string) => Promise<string[]>; given?: Record<string, string> } = {}) {
-  return planSeries({
+function plan(files: Record<string, string>, opts: PlanOpts = {}) {
+  return planSeries(input(files, opts));
+}
+
+interface PlanOpts {
+  measured?: TemplateVars | false;
+  maintainers?: (f: string) => string[];
+  subjectsOf?: (f: string) => Promise<string[]>;
+  routeOf?: (f: string) => Promise<Route>;
+  given?: Record<string, string>;
+}
+
+function input(files: Record<string, string>, opts: PlanOpts): PlanInput {
+  return {
     recipe: loadRecipe('static-keys', recipeDirs(undefined, {})),
     given: { minRate: '0', ...opts.given },
     tree: { root: '/nonexistent', version: '6.12.0' },
-    readBase: async (f) => files[f],
+    readBase: async (f: string) => files[f],
     services: {
       flagCandidates: async () => Object.entries(files).flatMap(([f, t]) => scanFile(f, t)),
-      maintainersOf: async (f) => opts.maintainers?.(f) ?? ['M <m@kernel.org>'],
+      maintainersOf: async (f: string) => opts.maintainers?.(f) ?? ['M <m@kernel.org>'],
       subjectsOf: opts.subjectsOf,
+      routeOf: opts.routeOf,
     },
     measured: [opts.measured ?? false],
-  });
+  };
 }
 
 /** The one patch's message for `text` as kernel/k.c, its paragraphs on one line each. */
@@ -134,6 +148,34 @@ test('a file no MAINTAINERS entry covers: the cover letter says so and asks who 
   expect(cover).toContain('Found with kseries scan static-keys.');
   expect(cover).toContain('by __setup() handlers and initcalls.');
   expect(cover).not.toMatch(/judged|proofs? hold/);
+});
+
+describe('routing: one series per maintainer tree', () => {
+  const routes: Record<string, Route> = {
+    'kernel/time/clocksource.c': { tree: 'tip/tip timers/core', slug: 'tip-timers-core', entry: 'TIMEKEEPING, CLOCKSOURCE CORE', prefix: 'clocksource', lists: [] },
+    'net/core/sock.c': { tree: 'netdev/net-next', slug: 'net-next', tag: 'net-next', entry: 'NETWORKING [SOCKETS]', prefix: 'sockets', lists: ['netdev@vger.kernel.org'] },
+    'kernel/tracepoint.c': { tree: 'torvalds/linux', slug: 'linux', lists: ['linux-kernel@vger.kernel.org'] },
+  };
+  const files = Object.fromEntries(Object.keys(routes).map((f) => [f, source(TEST_HINTED, SETUP)]));
+  const opts: PlanOpts = { routeOf: async (f) => routes[f]!, maintainers: (f) => (routes[f]!.entry ? ['M <m@kernel.org>'] : []), measured: false };
+
+  test('each tree gets its own series, its own tag, the prefix of its MAINTAINERS entry; a file with no maintainer is named', async () => {
+    const whole = await plan(files, opts);
+    expect(whole.name).toBe('static-keys');
+    expect(whole.prepared!.notices).toEqual(['no maintainer for kernel/tracepoint.c: only linux-kernel@vger.kernel.org']);
+    const plans = await planSplit({ ...input(files, opts), prepared: whole.prepared! }, whole, () => false);
+    expect(plans.map((p) => [p.name, p.subjectTag, p.patches.map((x) => x.subject)])).toEqual([
+      ['static-keys-tip-timers-core', undefined, ['clocksource: Convert flag to a static key']],
+      ['static-keys-linux', undefined, ['tracepoint: Convert flag to a static key']],
+      ['static-keys-net-next', 'net-next', ['sockets: Convert flag to a static key']],
+    ]);
+    const [tip, rest, net] = plans.map((p) => p.cover.body.replace(/\n/g, ' '));
+    expect(tip).toContain('The patches are for tip/tip timers/core, as MAINTAINERS says for that file; files of other trees get series of their own.');
+    expect(tip).not.toContain('sock.c');
+    expect(net).toContain('net/core/sock.c:');
+    expect(net).not.toContain('clocksource');
+    expect(rest).toContain('No MAINTAINERS entry covers kernel/tracepoint.c');
+  });
 });
 
 describe('subject prefixes', () => {

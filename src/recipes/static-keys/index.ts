@@ -8,6 +8,7 @@ import { convertFlag } from '../static-key/convert.js';
 import { archPath, describe, fragments, historyPrefix, subjectPrefix } from '../static-key/index.js';
 import type { FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
+import type { Route } from '../../mail/route.js';
 import type { RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
 import { writerFacts, type WriterFact } from './facts.js';
 import { rateVars } from './rates.js';
@@ -70,22 +71,41 @@ export const staticKeys: RecipeCode = {
     if (files.length === 0) throw new RecipeError(`static-keys: none of the ${chosen.length} chosen flags could be converted`, skipped[0]?.reason ?? 'see kseries scan static-keys');
 
     const groups = await groupByMaintainers(ctx, files);
-    const byRate = groups.flatMap((g) => (g.flags as FlagVars[]).map((f) => ({ ...f, prefix: g.prefix }))).sort((a, b) => (b.perSecond ?? -1) - (a.perSecond ?? -1) || a.file.localeCompare(b.file));
+    const scope = paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('+');
+    // One independent series per tree that applies the patches: a tree sees only its own.
+    const trees = new Map<string, TemplateVars[]>();
+    for (const g of groups) trees.set(g.tree as string, [...(trees.get(g.tree as string) ?? []), g]);
+    const routes = await Promise.all(skipped.map((x) => routeFor(ctx, x.file)));
+    const notices: string[] = [];
+    for (const g of groups) {
+      const route = g.route as Route;
+      if (route.entry) continue;
+      for (const { file } of g.files as { file: string }[]) {
+        const authors = (await ctx.authorsOf?.(file)) ?? [];
+        notices.push(`no maintainer for ${file}: only ${route.lists.join(', ') || 'a list'}${authors.length ? `; its recent authors and committers (get_maintainer.pl --git), to Cc: ${authors.join(', ')}` : ''}`);
+      }
+    }
     return {
-      byRate,
+      notices,
+      ...seriesVars(groups, skipped),
       runtime: ctx.runtime ? { config: ctx.runtime.config, workload: ctx.runtime.workload, accel: ctx.runtime.accel.toUpperCase() } : false,
-      scope: paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('+'),
-      groups,
-      groupCount: groups.length,
-      flagCount: files.reduce((n, f) => n + f.flags.length, 0),
-      fileCount: files.length,
-      skipped,
-      writerKinds: writerKinds(files.flatMap((f) => f.flags.filter((x) => !x.toggle))),
-      bootCount: files.reduce((n, f) => n + f.flags.filter((x) => !x.toggle).length, 0),
-      toggleCount: files.reduce((n, f) => n + f.flags.filter((x) => x.toggle).length, 0),
-      flagNoun: files.some((f) => f.flags.some((x) => x.toggle)) ? 'flag' : 'boot-time flag',
-      // get_maintainer.pl names nobody for these (no MAINTAINERS F: line covers them): the lists alone get them.
-      unmaintained: groups.filter((g) => (g.maintainers as string[]).length === 0).flatMap((g) => (g.files as { file: string }[]).map((f) => f.file)),
+      scope,
+      // The whole set (generate's draft): the split below gives each tree's series its own name, tree and tag.
+      suffix: scope,
+      treeName: '',
+      subjectTag: '',
+      trees: [...trees].map(([tree, gs]) => {
+        const route = gs[0]!.route as Route;
+        return {
+          ...seriesVars(
+            gs,
+            skipped.filter((_, i) => routes[i]!.tree === tree),
+          ),
+          treeName: tree,
+          suffix: [...new Set([scope, route.slug].filter(Boolean))].join('-'),
+          subjectTag: route.tag ?? '',
+        };
+      }),
     };
   },
 
@@ -177,27 +197,61 @@ function writerKinds(flags: FlagVars[]): string[] {
   return names.filter(([k]) => kinds.has(k as never)).map(([, n]) => n);
 }
 
-/** One patch per set of maintainers, as get_maintainer.pl names them for each file; groups in path order. */
+/** What a series' cover letter counts, for the groups it holds. */
+function seriesVars(groups: TemplateVars[], skipped: { file: string; flag: string; reason: string }[]): TemplateVars {
+  const files = groups.flatMap((g) => g.files as { file: string; flags: FlagVars[] }[]);
+  const flags = files.flatMap((f) => f.flags);
+  return {
+    byRate: groups.flatMap((g) => (g.flags as FlagVars[]).map((f) => ({ ...f, prefix: g.prefix }))).sort((a, b) => (b.perSecond ?? -1) - (a.perSecond ?? -1) || a.file.localeCompare(b.file)),
+    groups,
+    groupCount: groups.length,
+    flagCount: flags.length,
+    fileCount: files.length,
+    skipped,
+    writerKinds: writerKinds(flags.filter((x) => !x.toggle)),
+    bootCount: flags.filter((x) => !x.toggle).length,
+    toggleCount: flags.filter((x) => x.toggle).length,
+    flagNoun: flags.some((x) => x.toggle) ? 'flag' : 'boot-time flag',
+    // No MAINTAINERS entry but THE REST covers these: get_maintainer.pl names only the lists.
+    unmaintained: groups.filter((g) => !(g.route as Route).entry || (g.maintainers as string[]).length === 0).flatMap((g) => (g.files as { file: string }[]).map((f) => f.file)),
+  };
+}
+
+/** The file's route, or (a context without MAINTAINERS routing, as in unit tests) one tree for all. */
+async function routeFor(ctx: RecipeContext, file: string): Promise<Route> {
+  return ctx.routeOf ? ctx.routeOf(file) : { tree: '', slug: '', lists: [], entry: 'unknown' };
+}
+
+/**
+ * One patch per tree and set of maintainers, as MAINTAINERS and get_maintainer.pl name them for each file; groups in
+ * path order. The subject prefix is the one the files' history uses, else the one their MAINTAINERS entry's name
+ * gives, else one made from their paths.
+ */
 async function groupByMaintainers(ctx: RecipeContext, files: { file: string; flags: FlagVars[] }[]): Promise<TemplateVars[]> {
   const maintainers: string[][] = [];
   for (let i = 0; i < files.length; i += MAINTAINER_QUERIES) {
     maintainers.push(...(await Promise.all(files.slice(i, i + MAINTAINER_QUERIES).map((f) => ctx.maintainersOf(f.file)))));
   }
-  const groups = new Map<string, { maintainers: string[]; files: typeof files }>();
+  const routes = await Promise.all(files.map((f) => routeFor(ctx, f.file)));
+  const groups = new Map<string, { maintainers: string[]; route: Route; files: typeof files }>();
   files.forEach((f, i) => {
     const m = maintainers[i]!;
-    const id = m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`;
-    if (!groups.has(id)) groups.set(id, { maintainers: m, files: [] });
+    const route = routes[i]!;
+    const id = `${route.tree}\n${m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`}`;
+    if (!groups.has(id)) groups.set(id, { maintainers: m, route, files: [] });
     groups.get(id)!.files.push(f);
   });
+  const entryPrefix = new Map(files.map((f, i) => [f.file, routes[i]!.prefix]));
   const history = await Promise.all(files.map(async (f) => historyPrefix((await ctx.subjectsOf?.(f.file)) ?? [])));
   const usual = new Map(files.map((f, i) => [f.file, history[i]]));
   return [...groups.values()].map((g) => {
     const flags = g.files.flatMap((f) => f.flags);
-    // The prefix the files' own history uses, when they all agree on one; else one worked out from their paths.
     const told = [...new Set(g.files.map((f) => usual.get(f.file)))];
+    const entry = [...new Set(g.files.map((f) => entryPrefix.get(f.file)))];
     return {
-      prefix: told.length === 1 && told[0] ? told[0] : groupPrefix(g.files.map((f) => f.file)),
+      prefix: told.length === 1 && told[0] ? told[0] : entry.length === 1 && entry[0] ? entry[0] : groupPrefix(g.files.map((f) => f.file)),
+      tree: g.route.tree,
+      route: g.route,
       title: flags.length === 1 ? `Convert ${flags[0]!.flag} to a static key` : `Convert ${flags.length} ${flags.some((f) => f.toggle) ? 'flags' : 'boot-time flags'} to static keys`,
       maintainers: g.maintainers,
       files: g.files,
