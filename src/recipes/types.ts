@@ -17,6 +17,8 @@ export interface RecipeContext {
   maintainersOf(file: string): Promise<string[]>;
   /** Where a patch to a file goes: its tree, subject tag and MAINTAINERS entry (get_maintainer.pl --sections). */
   routeOf?(file: string): Promise<Route>;
+  /** The files under Documentation/ that name `word` as a word, at the series base. */
+  docsNaming?(word: string): Promise<string[]>;
   /** A file's recent authors and committers (get_maintainer.pl --git); none in a tree without history. */
   authorsOf?(file: string): Promise<string[]>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */

@@ -195,6 +195,8 @@ async function treeServices(tree: KernelTree, base: string): Promise<TreeService
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
     routeOf: async (file) => routeOf(file, parseSections(await runGetMaintainerSections(tree.root, file))),
     authorsOf: async (file) => (useGit ? runGetMaintainerGit(tree.root, file) : []),
+    // Exit 1 (nothing found) is no failure here.
+    docsNaming: async (word) => ((await gitTry(tree.root, ['grep', '-l', '-w', '-F', '--full-name', word, base, '--', 'Documentation'])) ?? '').split('\n').filter(Boolean).map((l) => l.slice(base.length + 1)),
     subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
   };
 }

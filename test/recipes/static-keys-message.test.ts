@@ -30,6 +30,7 @@ interface PlanOpts {
   maintainers?: (f: string) => string[];
   subjectsOf?: (f: string) => Promise<string[]>;
   routeOf?: (f: string) => Promise<Route>;
+  docsNaming?: (word: string) => Promise<string[]>;
   given?: Record<string, string>;
 }
 
@@ -44,6 +45,7 @@ function input(files: Record<string, string>, opts: PlanOpts): PlanInput {
       maintainersOf: async (f: string) => opts.maintainers?.(f) ?? ['M <m@kernel.org>'],
       subjectsOf: opts.subjectsOf,
       routeOf: opts.routeOf,
+      docsNaming: opts.docsNaming,
     },
     measured: [opts.measured ?? false],
   };
@@ -137,6 +139,16 @@ describe('leftovers', () => {
     expect(diff).toContain('pr_info("flag\\n");');
     expect(p.patches[0]!.body.replace(/\n(?! )/g, ' ')).toContain('A comment that named flag names flag_key now.');
   });
+});
+
+test('documentation that names the flag: the message and generate say so; none, nothing said', async () => {
+  const files = { 'kernel/k.c': source(TEST_HINTED, SETUP) };
+  const named = await plan(files, { docsNaming: async (w) => (w === 'flag' ? ['Documentation/admin-guide/k.rst'] : []) });
+  expect(named.patches[0]!.body.replace(/\n/g, ' ')).toContain("Documentation/admin-guide/k.rst still names flag; it is left as it is: the flag's meaning does not change.");
+  expect(named.prepared!.notices).toEqual(['Documentation/admin-guide/k.rst still names flag: see whether it needs a word on flag_key']);
+  const none = await plan(files, { docsNaming: async () => [] });
+  expect(none.patches[0]!.body).not.toContain('still name');
+  expect(none.prepared!.notices).toEqual([]);
 });
 
 test('a file no MAINTAINERS entry covers: the cover letter says so and asks who takes it', async () => {

@@ -60,7 +60,9 @@ export const staticKeys: RecipeCode = {
           const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue);
           text = conv.text;
           const facts = tc ? { ...toggleVars(tc), toggle: true } : { ...describe(conv), toggle: false };
-          converted.push({ ...facts, writerFacts: writerFacts(file, baseText, c, conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
+          // Documentation that names the flag describes it, not the key: reported, for the author to judge.
+          const docs = (await ctx.docsNaming?.(c.variable)) ?? [];
+          converted.push({ ...facts, docs, writerFacts: writerFacts(file, baseText, c, conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -76,7 +78,7 @@ export const staticKeys: RecipeCode = {
     const trees = new Map<string, TemplateVars[]>();
     for (const g of groups) trees.set(g.tree as string, [...(trees.get(g.tree as string) ?? []), g]);
     const routes = await Promise.all(skipped.map((x) => routeFor(ctx, x.file)));
-    const notices: string[] = [];
+    const notices: string[] = files.flatMap((f) => f.flags.flatMap((x) => ((x.docs as string[]).length ? [`${(x.docs as string[]).join(', ')} still name${(x.docs as string[]).length === 1 ? 's' : ''} ${x.flag}: see whether ${(x.docs as string[]).length === 1 ? 'it needs' : 'they need'} a word on ${x.key}`] : [])));
     for (const g of groups) {
       const route = g.route as Route;
       if (route.entry) continue;
