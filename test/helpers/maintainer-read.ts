@@ -74,7 +74,7 @@ export async function expectOneTree(root: string, mails: ReturnType<typeof readM
   const routes = await Promise.all(mails.flatMap((m) => m.files).map(async (f) => routeOf(f, parseSections(await runGetMaintainerSections(root, f)))));
   expect(new Set(routes.map((r) => r.tree)).size).toBe(1);
   const route = routes[0]!;
-  for (const m of mails) expect(m.subject.startsWith(`[PATCH ${route.tag ? `${route.tag} ` : ''}`), m.subject).toBe(true);
+  for (const m of mails) expect(m.subject).toMatch(new RegExp(`^\\[PATCH${route.tag ? ` ${route.tag}` : ''}[ \\]]`));
   return route;
 }
 
