@@ -72,9 +72,8 @@ export class TreeLookup implements CallerLookup {
     const kept = readIndex(file);
     if (kept) return new TreeLookup(source, file, kept);
     const lookup = new TreeLookup(source, file, { ...describe, uses: {}, reached: {} });
-    const newest = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => INDEX_FILE.test(f)).map((f) => path.join(dir, f)) : [];
-    newest.sort((a, b) => mtime(b) - mtime(a));
-    const earlier = newest.length ? readIndex(newest[0]!) : undefined;
+    const newest = indexesNewestFirst(dir)[0];
+    const earlier = newest ? readIndex(newest) : undefined;
     if (earlier?.head && earlier.rules === describe.rules) {
       const changed = await changedSince(source.root, earlier, content);
       if (changed && changed.size <= REBASE_AT_MOST) await lookup.rebase({ ...earlier, ...describe }, changed);
@@ -95,7 +94,7 @@ export class TreeLookup implements CallerLookup {
     for (const [name, files] of Object.entries(earlier.uses)) {
       const now = files.filter((f) => !changed.has(f));
       for (const [f, w] of words) if (w.has(name)) now.push(f);
-      earlier.uses[name] = now.length === files.length && now.every((f, i) => f === files[i]) ? files : now.sort();
+      earlier.uses[name] = now.sort();
     }
     earlier.reached = {};
     if ([...changed].some((f) => f.startsWith('arch/') || /(^|\/)(Kconfig[^/]*|Makefile|Kbuild)$/.test(f))) delete earlier.arch;
@@ -136,14 +135,7 @@ export class TreeLookup implements CallerLookup {
     const tmp = `${this.indexFile}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, JSON.stringify(this.index));
     fs.renameSync(tmp, this.indexFile);
-    const dir = path.dirname(this.indexFile);
-    const old = fs
-      .readdirSync(dir)
-      .filter((f) => INDEX_FILE.test(f))
-      .map((f) => ({ f, t: fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-      .sort((a, b) => b.t - a.t)
-      .slice(INDEXES);
-    for (const { f } of old) fs.rmSync(path.join(dir, f), { force: true });
+    for (const f of indexesNewestFirst(path.dirname(this.indexFile)).slice(INDEXES)) fs.rmSync(f, { force: true });
   }
 
   filesUsing(name: string): readonly string[] | undefined {
@@ -364,8 +356,12 @@ function readIndex(file: string): SymbolIndex | undefined {
   }
 }
 
-function mtime(file: string): number {
-  return fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+/** The index files kept in `dir`, the most recently written first. */
+function indexesNewestFirst(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  const mtime = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const files = fs.readdirSync(dir).filter((f) => INDEX_FILE.test(f)).map((f) => path.join(dir, f));
+  return files.map((f) => ({ f, t: mtime(f) })).sort((a, b) => b.t - a.t).map((x) => x.f);
 }
 
 /** The files whose text differs between the content `earlier` describes and `content` (undefined: git cannot say). */

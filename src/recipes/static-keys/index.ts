@@ -78,7 +78,11 @@ export const staticKeys: RecipeCode = {
     const trees = new Map<string, TemplateVars[]>();
     for (const g of groups) trees.set(g.tree as string, [...(trees.get(g.tree as string) ?? []), g]);
     const routes = await Promise.all(skipped.map((x) => routeFor(ctx, x.file)));
-    const notices: string[] = files.flatMap((f) => f.flags.flatMap((x) => ((x.docs as string[]).length ? [`${(x.docs as string[]).join(', ')} still name${(x.docs as string[]).length === 1 ? 's' : ''} ${x.flag}: see whether ${(x.docs as string[]).length === 1 ? 'it needs' : 'they need'} a word on ${x.key}`] : [])));
+    const notices: string[] = [];
+    for (const x of files.flatMap((f) => f.flags)) {
+      const docs = x.docs as string[];
+      if (docs.length) notices.push(`${docs.join(', ')} still name${docs.length === 1 ? 's' : ''} ${x.flag}: see whether ${docs.length === 1 ? 'it needs' : 'they need'} a word on ${x.key}`);
+    }
     for (const g of groups) {
       const route = g.route as Route;
       if (route.entry) continue;
@@ -231,10 +235,12 @@ async function routeFor(ctx: RecipeContext, file: string): Promise<Route> {
  */
 async function groupByMaintainers(ctx: RecipeContext, files: { file: string; flags: FlagVars[] }[]): Promise<TemplateVars[]> {
   const maintainers: string[][] = [];
+  const routes: Route[] = [];
   for (let i = 0; i < files.length; i += MAINTAINER_QUERIES) {
-    maintainers.push(...(await Promise.all(files.slice(i, i + MAINTAINER_QUERIES).map((f) => ctx.maintainersOf(f.file)))));
+    const some = files.slice(i, i + MAINTAINER_QUERIES);
+    maintainers.push(...(await Promise.all(some.map((f) => ctx.maintainersOf(f.file)))));
+    routes.push(...(await Promise.all(some.map((f) => routeFor(ctx, f.file)))));
   }
-  const routes = await Promise.all(files.map((f) => routeFor(ctx, f.file)));
   const groups = new Map<string, { maintainers: string[]; route: Route; files: typeof files }>();
   files.forEach((f, i) => {
     const m = maintainers[i]!;
