@@ -1,14 +1,24 @@
 import { defineConfig } from 'vitest/config';
+import TierSequencer from './test/helpers/sequencer.js';
+
+// Three tiers, one project each (`vitest run --project unit|tree|kernel`; npm test runs them in that order):
+// unit has no kernel tree and runs its files in parallel; tree and kernel share one clone of the real tree (made by
+// global-setup.ts), its lock and two cores, so their files run one at a time.
+const realTree = {
+  globalSetup: ['test/helpers/global-setup.ts'],
+  fileParallelism: false,
+  hookTimeout: 20 * 60 * 1000,
+};
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['test/helpers/setup.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
-    // Integration tests share one kernel tree, its lock and two cores: one file at a time.
-    fileParallelism: false,
-    // Generous: a cold cache builds several kernels in one test (a test never asserts a time).
-    testTimeout: 45 * 60 * 1000,
-    hookTimeout: 20 * 60 * 1000,
+    sequence: { sequencer: TierSequencer },
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 60 * 1000 } },
+      { extends: true, test: { name: 'tree', include: ['test/tree/**/*.test.ts'], testTimeout: 10 * 60 * 1000, ...realTree } },
+      // Generous: from an empty cache one test may build several kernels (a test never asserts a time).
+      { extends: true, test: { name: 'kernel', include: ['test/kernel/**/*.test.ts'], testTimeout: 45 * 60 * 1000, ...realTree } },
+    ],
   },
 });

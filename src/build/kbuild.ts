@@ -102,6 +102,37 @@ export async function buildWays(file: string, read: ReadText, makefiles: Makefil
   return waysTo(`${file.replace(/\.[cS]$/, '')}.o`, 0);
 }
 
+/** Where Kbuild starts for x86-64: the top Kbuild, and the top and arch Makefiles' `libs-y`. */
+const TOP_DIRECTORIES = ['', 'lib', 'arch/x86/lib'];
+
+/**
+ * About how many objects a full build under `config` (the symbols a .config sets) compiles: the objects and
+ * composite members that the reached Kbuild files list under symbols the config sets, directory by directory from
+ * the top. For a progress line, not for deciding anything: lists used whole and unreadable conditions are not
+ * followed, and host programs are not counted.
+ */
+export async function objectsToBuild(read: ReadText, config: ReadonlySet<string>): Promise<number> {
+  const built = (ways: BuildWay[]) => ways.some((w) => w.every((s) => config.has(s)));
+  const visited = new Set<string>();
+  let count = 0;
+  const visit = async (dir: string): Promise<void> => {
+    if (visited.has(dir)) return;
+    visited.add(dir);
+    const at = dir === '' ? '' : `${dir}/`;
+    const lines = parseKbuildLists(dir, (await read(`${at}Kbuild`)) ?? (await read(`${at}Makefile`)) ?? '');
+    const members = (composite: string) => lines.filter((l) => l.variable === composite && !DIRECTORY_LISTS.has(l.variable) && built(l.ways)).flatMap((l) => [...l.names]);
+    for (const line of lines.filter((l) => (l.variable === 'obj' || l.variable === 'lib') && built(l.ways))) {
+      for (const name of line.names) {
+        if (name.endsWith('/')) await visit(name.slice(0, -1));
+        else if (path.posix.dirname(name) === (dir || '.')) count += Math.max(1, members(path.posix.basename(name, '.o')).length);
+        else count += 1;
+      }
+    }
+  };
+  for (const dir of TOP_DIRECTORIES) await visit(dir);
+  return count;
+}
+
 /**
  * The way to build with: one whose symbols `config` already sets if there is one (so nothing needs switching on),
  * else the one that needs fewest symbols switched on; among equals the shortest, then the first in Makefile order.

@@ -1,5 +1,5 @@
 // `kseries measure`: boot the tree and count how often each static-key candidate's test runs.
-import { measure, type MeasureReport } from '../measure/measure.js';
+import { measure, type MeasuredKinds, type MeasureReport } from '../measure/measure.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, type GlobalOptions, type Io } from './io.js';
 
@@ -8,6 +8,7 @@ export interface MeasureArgs {
   workload: string;
   rev?: string;
   fresh: boolean;
+  candidates: MeasuredKinds;
 }
 
 export async function measureCommand(io: Io, g: GlobalOptions, a: MeasureArgs): Promise<number> {
@@ -39,7 +40,7 @@ export function formatMeasure(r: MeasureReport): string {
     why.set(reason, (why.get(reason) ?? 0) + 1);
   }
   out.push('');
-  out.push(`${measured.length} of ${r.candidates.length} auto/manual candidates measured; not measured (--json names each):`);
+  out.push(`${measured.length} of ${r.candidates.length} ${r.candidatesMeasured === 'auto' ? 'auto' : 'auto/manual'} candidates measured; not measured (--json names each):`);
   for (const [reason, n] of [...why].sort((a, b) => b[1] - a[1])) out.push(`  ${String(n).padStart(5)}  ${reason}`);
   return out.join('\n');
 }

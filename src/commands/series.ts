@@ -1,4 +1,5 @@
 // generate, series, emit, send: the series commands.
+import type { MeasuredKinds } from '../measure/measure.js';
 import path from 'node:path';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import { emitSeries, type EmitResult } from '../series/emit.js';
@@ -26,7 +27,7 @@ export interface GenerateArgs {
   /** Build options for a recipe that measures its patches (undefined: --no-build). */
   measure?: { config: string; distcc: boolean };
   /** The boot that measures flags first, for a recipe that asks (undefined: --no-build). */
-  runtime?: { config: string; workload: string };
+  runtime?: { config: string; workload: string; candidates: MeasuredKinds };
 }
 
 export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promise<number> {

@@ -22,8 +22,8 @@ import { printEmitted, printGenerated } from './series.js';
  */
 export const DEMO_FLAGS = 4;
 
-/** The boot that picks them. */
-export const DEMO_RUNTIME = { config: 'minimal', workload: 'default' };
+/** The boot that picks them: the minimal kernel with the objects of the auto flags, the only ones it converts. */
+export const DEMO_RUNTIME = { config: 'minimal', workload: 'default', candidates: 'auto' } as const;
 
 /** The built-in series npm start makes: the hottest static-key conversions, and the kprobe-post RFC. */
 export const BUILT_IN_SERIES = ['static-keys', 'kprobe-post'];

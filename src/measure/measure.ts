@@ -24,7 +24,7 @@ import { sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
 import { packEvents, type ProbeEvent } from './events.js';
 
 /** Bumped when what a cached measurement holds changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** TCG boots a small kernel in seconds; a kernel with every hot test probed runs its workload slower. */
 const BOOT_TIMEOUT_MS = 600_000;
@@ -70,6 +70,7 @@ export interface MeasureReport {
   commit: string;
   config: string;
   workload: string;
+  candidatesMeasured: MeasuredKinds;
   buildDir: string;
   accel: 'kvm' | 'tcg';
   accelWhy: string;
@@ -82,11 +83,19 @@ export interface MeasureReport {
   cached: boolean;
 }
 
+/**
+ * Which candidates a measurement counts, and so which objects a `minimal` kernel is built with: `auto` (what
+ * `generate static-keys` converts unless told otherwise) or `all` (auto and manual: a bigger kernel).
+ */
+export type MeasuredKinds = 'auto' | 'all';
+
 export interface MeasureOptions {
   tree: KernelTree;
   /** minimal (default), defconfig, or a .config file. */
   config: string;
   workload: string;
+  /** Default `all`. */
+  candidates?: MeasuredKinds;
   /** The commit to measure (default HEAD). */
   rev?: string;
   env?: NodeJS.ProcessEnv;
@@ -102,7 +111,8 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
   if (!workload) throw new UsageError(`--workload ${opts.workload}: no such workload`, `give one of: ${Object.keys(WORKLOADS).join(', ')}`);
   const commit = await commitOf(tree, opts.rev ?? 'HEAD');
   if (!commit) throw new UsageError(`${opts.rev ?? 'HEAD'} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
-  const candidates = (await scanStaticKeys(tree, [], commit, opts.env)).filter((c) => c.verdict !== 'reject' && c.file.endsWith('.c'));
+  const kinds = opts.candidates ?? 'all';
+  const candidates = (await scanStaticKeys(tree, [], commit, opts.env)).filter((c) => (kinds === 'auto' ? c.verdict === 'auto' : c.verdict !== 'reject') && c.file.endsWith('.c'));
 
   const cached = cacheFile(commit, opts);
   if (!opts.fresh && fs.existsSync(cached)) {
@@ -111,7 +121,9 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
   }
   return withLockFile(sourceLock('boot', opts.env), async () => {
     const source = await sourceAt(tree, commit, 'boot', opts.env);
-    const build = new KernelBuild(tree, source, { config: opts.config, flavour: 'boot', distcc: false, env: opts.env });
+    // Each kind of measurement has a kernel of its own, so an `auto` measurement never boots the bigger `all` kernel.
+    const flavour = kinds === 'all' ? 'boot' : `boot-${kinds}`;
+    const build = new KernelBuild(tree, source, { config: opts.config, flavour, distcc: false, env: opts.env });
     const started = Date.now();
     const since = (t: number) => Math.round((Date.now() - t) / 100) / 10;
     log(`configuring ${opts.config} in ${build.buildDir}`);
@@ -187,6 +199,7 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       commit,
       config: opts.config,
       workload: workload.name,
+      candidatesMeasured: kinds,
       buildDir: build.buildDir,
       accel: accel.accel,
       accelWhy: accel.why,
@@ -206,13 +219,14 @@ function objectOf(c: { file: string }): string {
 }
 
 /**
- * `measure/<commit>-<config>-<workload>-<scripts>/report.json` in kseries' cache (a commit names the same source in
- * every clone; <scripts> changes with /init or the workload); the console log is kept beside it.
+ * `measure/<commit>-<config>[-auto]-<workload>-<scripts>/report.json` in kseries' cache (a commit names the same source
+ * in every clone; <scripts> changes with /init or the workload); the console log is kept beside it.
  */
 function cacheFile(commit: string, opts: MeasureOptions): string {
   const config = ['minimal', 'defconfig'].includes(opts.config) ? opts.config : `file-${createHash('sha1').update(fs.readFileSync(path.resolve(opts.config))).digest('hex').slice(0, 12)}`;
+  const kinds = (opts.candidates ?? 'all') === 'all' ? '' : `-${opts.candidates}`;
   const scripts = createHash('sha1').update(`${FORMAT}\n${initScript()}\n${WORKLOADS[opts.workload]!.script}`).digest('hex').slice(0, 8);
-  const dir = path.join(cacheDir(opts.env), 'measure', `${commit.slice(0, 12)}-${config}-${opts.workload}-${scripts}`);
+  const dir = path.join(cacheDir(opts.env), 'measure', `${commit.slice(0, 12)}-${config}${kinds}-${opts.workload}-${scripts}`);
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, 'report.json');
 }

@@ -7,7 +7,7 @@ import { proveRange } from '../check/check.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { RuntimeEvidence } from '../recipes/types.js';
-import { measure } from '../measure/measure.js';
+import { measure, type MeasuredKinds } from '../measure/measure.js';
 import type { ObjectProof } from '../check/proofs/types.js';
 import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
 import { scanStaticKeys } from '../scan/static-keys.js';
@@ -40,7 +40,7 @@ export interface GenerateOptions {
    * For a recipe whose manifest asks for runtime evidence: boot the base with this config and workload first
    * (kseries measure, cached per commit) and give the recipe each flag's hits. Undefined: nothing is booted.
    */
-  runtime?: { config: string; workload: string };
+  runtime?: { config: string; workload: string; candidates: MeasuredKinds };
   /** Progress lines (the draft build takes a while). */
   log?: (line: string) => void;
   /**
@@ -167,9 +167,9 @@ const REASON_TEXT: Record<string, string> = {
 };
 
 /** Each candidate's hits in a boot of the base (measured, or read from kseries' cache). */
-async function runtimeEvidence(tree: KernelTree, base: string, how: { config: string; workload: string }, env: NodeJS.ProcessEnv | undefined, log?: (line: string) => void): Promise<RuntimeEvidence> {
+async function runtimeEvidence(tree: KernelTree, base: string, how: { config: string; workload: string; candidates: MeasuredKinds }, env: NodeJS.ProcessEnv | undefined, log?: (line: string) => void): Promise<RuntimeEvidence> {
   log?.(`measuring how often each candidate's test runs: ${how.config} kernel, ${how.workload} workload`);
-  const m = await measure({ tree, rev: base, config: how.config, workload: how.workload, env, log });
+  const m = await measure({ tree, rev: base, config: how.config, workload: how.workload, candidates: how.candidates, env, log });
   if (m.problems.length > 0) log?.(`the measurement boot had problems: ${m.problems.join('; ')} (console log: ${m.boot.consoleLog})`);
   const byFlag = new Map(m.candidates.map((c) => [`${c.file}:${c.variable}`, c]));
   return {

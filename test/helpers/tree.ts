@@ -1,16 +1,15 @@
-// The real kernel tree for integration tests: the provisioned cache, and throw-away clones of it as "a user's tree".
+// The real kernel tree for the tree and kernel tiers: the provisioned cache, and the clone of it that plays "a user's
+// tree" (made once per run by global-setup.ts).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, inject } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { Io } from '../../src/commands/io.js';
+import { inject } from 'vitest';
 import { provisionTree } from '../../src/tree/provision.js';
 import { describeTree, type KernelTree } from '../../src/tree/tree.js';
+import { REPO_ROOT } from './cli.js';
 
-export const REPO_ROOT = path.resolve(__dirname, '../..');
-export const FIXTURE_RECIPES = path.join(REPO_ROOT, 'test', 'fixtures', 'recipes');
+export { cli, expectOneLineError, FIXTURE_RECIPES, REPO_ROOT, withOnlyGit, type CliRun } from './cli.js';
 
 /** The provisioned Linux 6.12 tree; provisioning failures fail the test (it never skips). */
 export async function provisionedTree(): Promise<KernelTree> {
@@ -30,47 +29,20 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 }
 
-export interface CliRun {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/** A user's error as the CLI must give it: exit 2, `kseries: <message>` then `hint: <hint>`, no stack; the message. */
-export function expectOneLineError(r: CliRun, message: RegExp): string {
-  const lines = r.err.split('\n');
-  expect(lines, r.err).toHaveLength(2);
-  expect(lines[0]).toMatch(/^kseries: /);
-  expect(lines[0]).toMatch(message);
-  expect(lines[1]).toMatch(/^hint: \S/);
-  expect(r.err).not.toMatch(/\n\s+at /);
-  expect(r.code).toBe(2);
-  return lines[0]!;
-}
-
-/** Run the CLI in-process, as the executable would. */
-export async function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliRun> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdin = opts.stdin;
-  const io: Io = { out: (t) => out.push(t), err: (t) => err.push(t), cwd: opts.cwd ?? REPO_ROOT, env: opts.env ?? process.env, ...(stdin !== undefined ? { stdin: () => stdin } : {}) };
-  const code = await main(args, io);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
 /**
- * Run `fn` with a PATH that holds git and nothing else (the process's own, for programs kseries starts, and the
- * one handed to the CLI), as on a machine without perl, make or gcc.
+ * The tree `git am` of `patches` (mail files) makes on `base`, in a worktree of its own that checks out only the
+ * folders the patches touch (a full checkout of 86k files costs seconds; what am makes is the same), removed after.
  */
-export async function withOnlyGit<T>(fn: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
-  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-bin-'));
-  fs.symlinkSync('/usr/bin/git', path.join(bin, 'git'));
-  const saved = process.env.PATH;
-  process.env.PATH = bin;
+export function amTree(root: string, base: string, patches: string[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-am-'));
+  const folders = new Set(patches.flatMap((p) => [...fs.readFileSync(p, 'utf8').matchAll(/^diff --git a\/(\S+) b\//gm)].map((m) => path.posix.dirname(m[1]!))));
   try {
-    return await fn({ ...process.env, PATH: bin });
+    git(root, 'worktree', 'add', '-q', '--no-checkout', '--detach', dir, base);
+    git(dir, 'sparse-checkout', 'set', ...folders);
+    git(dir, 'checkout', '-q', '--detach', base);
+    git(dir, 'am', '-q', ...patches);
+    return git(dir, 'rev-parse', 'HEAD^{tree}').trim();
   } finally {
-    process.env.PATH = saved;
-    fs.rmSync(bin, { recursive: true, force: true });
+    git(root, 'worktree', 'remove', '--force', dir);
   }
 }

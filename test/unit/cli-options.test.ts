@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { cli as runCli, expectOneLineError } from '../helpers/tree.js';
+import { cli as runCli, expectOneLineError } from '../helpers/cli.js';
 
 /** No tree here: a check that lets a bad value through meets "no kernel tree" instead, which names no option. */
 const NO_TREE = path.join(os.tmpdir(), 'kseries-no-such-tree');

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzeObject } from '../../src/commands/kprobe.js';
 import type { ObjectAnalysis } from '../../src/kprobe/analyze.js';
 import { parseSite, type ReasonKind } from '../../src/kprobe/verdict.js';
-import { cli } from '../helpers/tree.js';
+import { cli } from '../helpers/cli.js';
 
 const fixtures = path.join(import.meta.dirname, '../fixtures/kprobe');
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-kprobe-'));

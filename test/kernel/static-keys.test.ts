@@ -92,39 +92,3 @@ test('generate static-keys --path mm --min-rate 0: every auto flag, a series per
   const pcpu = JSON.parse(pc.out) as CheckReport;
   expect(pcpu.patches[0]!.proofs[0]!.errors.join('\n')).toMatch(/calls pcpu_schedule_balance_work\(\), no longer inlined, for the jump label: its fast path grew a call/);
 });
-
-test('--only takes exactly the named flags, and refuses a flag the scan does not mark auto, with its reason', async () => {
-  const manual = await run('generate', 'static-keys', '--only', 'cgroup_memory_nokmem', '--no-build');
-  expect(manual.code).toBe(2);
-  expect(manual.err).toMatch(/^kseries: --only cgroup_memory_nokmem: the scan says reject: .*read as a value at line 124/);
-  const unknown = await run('generate', 'static-keys', '--path', 'mm', '--only', 'no_such_flag', '--no-build');
-  expect(unknown.code).toBe(2);
-  expect(unknown.err).toMatch(/^kseries: --only no_such_flag: no flag candidate of that name under mm/);
-  const cold = await run('generate', 'static-keys', '--path', 'mm', '--no-build');
-  expect(cold.code).toBe(2);
-  expect(cold.err).toMatch(/^kseries: static-keys: nothing was measured, so no flag under mm is known to be tested 100 times per second/);
-  const wrong = await run('generate', 'static-key', '--path', 'mm');
-  expect(wrong.code).toBe(2);
-  expect(wrong.err).toMatch(/^kseries: recipe static-key takes no --path/);
-
-  const one = await run('generate', 'static-keys', '--path', 'mm', '--only', 'mm/memcontrol.c:cgroup_memory_nobpf', '--no-build', '--json');
-  expect(one.code, one.err).toBe(0);
-  const [r] = (JSON.parse(one.out) as { series: Generated[] }).series;
-  expect(r!.commits.map((c) => c.subject)).toEqual(['memcg: Convert cgroup_memory_nobpf to a static key']);
-  expect(git(tree.root, 'log', '-1', '--format=%B', r!.commits[0]!.sha)).not.toContain('in all:');
-
-  // A runtime toggle: refused without --toggles, converted with a setter with it.
-  const toggle = 'fs/namei.c:sysctl_protected_symlinks';
-  const refused = await run('generate', 'static-keys', '--path', 'fs', '--only', toggle, '--no-build');
-  expect(refused.code).toBe(2);
-  expect(refused.err).toMatch(/^kseries: --only fs\/namei\.c:sysctl_protected_symlinks: the scan says manual: .*\nhint: it is a runtime toggle: add --toggles/);
-  const t = await run('generate', 'static-keys', '--path', 'fs', '--only', toggle, '--toggles', '--no-build', '--json');
-  expect(t.code, t.err).toBe(0);
-  const [tr] = (JSON.parse(t.out) as { series: Generated[] }).series;
-  expect(tr!.series).toBe('static-keys-fs-vfs');
-  expect(tr!.commits.map((c) => c.subject)).toEqual(['fs: namei: Convert sysctl_protected_symlinks to a static key']);
-  const tdiff = git(tree.root, 'show', '--format=%B', tr!.commits[0]!.sha);
-  expect(tdiff.replace(/\n(?![ +-])/g, ' ')).toContain('sysctl_protected_symlinks in fs/namei.c is an int flag written through the sysctl fs.protected_symlinks');
-  expect(tdiff).toContain('+\t\t.proc_handler\t= sysctl_protected_symlinks_sysctl,');
-  expect(tdiff).toContain('+\tif (!static_branch_likely(&sysctl_protected_symlinks_key))');
-});

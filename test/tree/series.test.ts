@@ -1,4 +1,5 @@
-// generate → emit on the real 6.12 tree: branches, commits, mails, checkpatch, and the git am round trip.
+// generate → emit on the real 6.12 tree, a template-only recipe (nothing to build): branches, commits, mails, checkpatch,
+// the git am round trip, and versions. The static-key series, whose generate builds a draft, is test/kernel/static-key.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getHeader, splitMail } from '../../src/mail/headers.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { cli, FIXTURE_RECIPES, userTree, git } from '../helpers/tree.js';
+import { amTree, cli, FIXTURE_RECIPES, git, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
 let out: string;
@@ -16,83 +17,11 @@ beforeAll(async () => {
   tree = await userTree();
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-out-'));
 });
-afterAll(() => {
-  if (amWorktree) git(tree.root, 'worktree', 'remove', '--force', amWorktree);
-  fs.rmSync(out, { recursive: true, force: true });
-});
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
 function patches(dir: string): string[] {
   return fs.readdirSync(dir).filter((f) => f.endsWith('.patch')).sort();
 }
-
-let amWorktree: string | undefined;
-
-/** git am the emitted patches onto a fresh checkout of the base (one worktree, reused); the resulting tree hash. */
-function amTree(base: string, dir: string): string {
-  if (!amWorktree) {
-    amWorktree = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-am-'));
-    git(tree.root, 'worktree', 'add', '-q', '--detach', amWorktree, base);
-  }
-  git(amWorktree, 'checkout', '-q', '--detach', '--force', base);
-  const files = patches(dir).filter((f) => !f.startsWith('0000-')).map((f) => path.join(dir, f));
-  git(amWorktree, 'am', '-q', ...files);
-  return git(amWorktree, 'rev-parse', 'HEAD^{tree}').trim();
-}
-
-describe('static-key on mm/memcontrol.c', () => {
-  const series = 'static-key-cgroup_memory_nobpf';
-
-  test('generate makes one signed-off commit on kseries/<series>/v1', async () => {
-    const r = await run('generate', 'static-key', '--set', 'file=mm/memcontrol.c', '--set', 'flag=cgroup_memory_nobpf', '--json');
-    // The recipe proves its conversion, so a draft is built first for the figures of the commit message.
-    expect(r.err).toBe('making a draft of 1 patch to build it (defconfig) to measure the object code');
-    expect(r.code).toBe(0);
-    const j = JSON.parse(r.out);
-    expect(j).toMatchObject({ series, version: 1, branch: `kseries/${series}/v1`, unchanged: false });
-    expect(j.commits).toHaveLength(1);
-    const msg = git(tree.root, 'log', '-1', '--format=%an <%ae>%n%B', j.branch);
-    expect(msg).toContain('Test Author <test.author@example.org>\nmm: memcontrol: Convert cgroup_memory_nobpf to a static key');
-    expect(msg).toContain('Signed-off-by: Test Author <test.author@example.org>');
-    expect(msg).toContain('\n  mem_cgroup_css_alloc(): cmpb+je 13 bytes -> nop 2 bytes\n  in all: 2 tests, 4 insns/22 bytes -> 2 jump labels, 2 insns/4 bytes\n');
-    const diff = git(tree.root, 'diff', `${j.base}..${j.branch}`);
-    expect(diff).toContain('+static DEFINE_STATIC_KEY_FALSE_RO(cgroup_memory_nobpf_key);');
-    expect(diff).toContain('+\t\t\tstatic_branch_enable(&cgroup_memory_nobpf_key);');
-    expect(git(tree.root, 'show', `${j.branch}:mm/memcontrol.c`)).not.toMatch(/\bcgroup_memory_nobpf\b/);
-  });
-
-  test('generating the same series again makes no new version', async () => {
-    const r = await run('generate', 'static-key', '--set', 'file=mm/memcontrol.c', '--set', 'flag=cgroup_memory_nobpf', '--json');
-    expect(JSON.parse(r.out)).toMatchObject({ version: 1, unchanged: true });
-    expect(git(tree.root, 'branch', '--list', `kseries/${series}/*`).trim().split('\n')).toHaveLength(1);
-  });
-
-  test('emit writes one checkpatch-clean patch with maintainers, base-commit and a stable Message-Id', async () => {
-    const r = await run('emit', series, '--out', out, '--json');
-    expect(r.code).toBe(0);
-    const dir = path.join(out, series, 'v1');
-    expect(patches(dir)).toEqual(['0001-mm-memcontrol-Convert-cgroup_memory_nobpf-to-a-stati.patch']);
-    const text = fs.readFileSync(path.join(dir, patches(dir)[0]!), 'utf8');
-    const { headers, body } = splitMail(text);
-    expect(getHeader(headers, 'Subject')).toBe('[PATCH] mm: memcontrol: Convert cgroup_memory_nobpf to a static key');
-    expect(getHeader(headers, 'To')).toContain('Johannes Weiner <hannes@cmpxchg.org>');
-    expect(getHeader(headers, 'To')).toContain('Andrew Morton <akpm@linux-foundation.org>');
-    expect(getHeader(headers, 'Cc')).toContain('linux-mm@kvack.org');
-    expect(getHeader(headers, 'Cc')).toContain('Muchun Song <muchun.song@linux.dev>');
-    expect(getHeader(headers, 'In-Reply-To')).toBeUndefined();
-    expect(body).toMatch(/^base-commit: [0-9a-f]{40}$/m);
-    expect(body).toContain(' mm/memcontrol.c | ');
-    const cp = await runCheckpatch(tree.root, text, { strict: true });
-    expect(cp.findings).toEqual([]);
-    const again = await run('emit', series, '--out', out, '--json');
-    expect(JSON.parse(again.out).messages[0].messageId).toBe(getHeader(headers, 'Message-Id'));
-    expect(fs.readFileSync(path.join(dir, 'series.mbox'), 'utf8')).toBe(text);
-  });
-
-  test('git am of the emitted patch gives exactly the series tree', () => {
-    const base = git(tree.root, 'rev-parse', `kseries/${series}/v1~1`).trim();
-    expect(amTree(base, path.join(out, series, 'v1'))).toBe(git(tree.root, 'rev-parse', `kseries/${series}/v1^{tree}`).trim());
-  });
-});
 
 describe('a user recipe of three patches (diff, insert, new-file)', () => {
   const dir = () => path.join(out, 'bcd-cleanup', 'v1');
@@ -142,7 +71,8 @@ describe('a user recipe of three patches (diff, insert, new-file)', () => {
 
   test('git am of the emitted files gives exactly the series tree', () => {
     const base = git(tree.root, 'rev-parse', 'kseries/bcd-cleanup/v1~3').trim();
-    expect(amTree(base, dir())).toBe(git(tree.root, 'rev-parse', 'kseries/bcd-cleanup/v1^{tree}').trim());
+    const mails = patches(dir()).filter((f) => !f.startsWith('0000-')).map((f) => path.join(dir(), f));
+    expect(amTree(tree.root, base, mails)).toBe(git(tree.root, 'rev-parse', 'kseries/bcd-cleanup/v1^{tree}').trim());
   });
 
   test('v2 needs notes, then carries "Changes in v2" and a range-diff against v1', async () => {

@@ -1,12 +1,12 @@
-// kseries check on the real tree: each kind of finding found at its patch, exactly, and nothing else.
+// kseries check on the real tree, building each patch: each kind of finding found at its patch, exactly, and nothing
+// else. A clean static-key series from generate to git am is static-key.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { forgetSeries } from '../helpers/series.js';
-import { cli, FIXTURE_RECIPES, git, userTree, withOnlyGit } from '../helpers/tree.js';
+import { cli, FIXTURE_RECIPES, git, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
 let out: string;
@@ -16,11 +16,7 @@ beforeAll(async () => {
   tree = await userTree();
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-check-'));
 });
-// The series this file generates are its own: series.test.ts generates static-key-cgroup_memory_nobpf as v1 too.
-afterAll(() => {
-  fs.rmSync(out, { recursive: true, force: true });
-  forgetSeries(tree.root, 'static-key-cgroup_memory_nobpf');
-});
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
 async function checked(recipe: string, ...set: string[]): Promise<{ code: number; report: CheckReport }> {
   const g = await run('generate', recipe, ...set.flatMap((s) => ['--set', s]), '--json');
@@ -75,17 +71,6 @@ describe('each finding at its patch, nothing else', () => {
     expect(p!.problems).toEqual([]);
   });
 
-  test('a clean series is clean; the Kconfig symbol its object needs (CONFIG_MEMCG) is switched on', async () => {
-    const { code, report } = await checked('static-key', 'file=mm/memcontrol.c', 'flag=cgroup_memory_nobpf');
-    expect(code).toBe(0);
-    expect(report.verdict).toBe('clean');
-    expect(report.patches[0]!.build).toMatchObject({ status: 'ok', objects: ['mm/memcontrol.o'], errors: [], newWarnings: [], notBuilt: [] });
-    expect(report.patches[0]!.checkpatch).toEqual(clean);
-    // The explicit recipe's conversion is proven too, and other recipes' patches have nothing to prove.
-    expect(report.patches[0]!.proofs.map((p) => [p.claim, p.ok, p.sites.at(-1)])).toEqual([
-      ['cgroup_memory_nobpf -> cgroup_memory_nobpf_key', true, 'in all: 2 tests, 4 insns/22 bytes -> 2 jump labels, 2 insns/4 bytes'],
-    ]);
-  });
 });
 
 describe('what is built', () => {
@@ -129,20 +114,6 @@ describe('report.json and emit', () => {
     expect((await run('emit', 'checkpatch-error', '--out', out, '--force')).code).toBe(0);
   });
 
-  test('a clean check is stated in what is emitted', async () => {
-    expect((await run('emit', 'static-key-cgroup_memory_nobpf', '--out', out)).code).toBe(0);
-    const dir = path.join(out, 'static-key-cgroup_memory_nobpf', 'v1');
-    const text = fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.patch'))!), 'utf8');
-    // The statement is wrapped to 72 columns like the rest of the message.
-    const statement = text.slice(text.indexOf('Checked with kseries:')).split('\n\n')[0]!;
-    expect(statement.split('\n').every((l) => l.length <= 72)).toBe(true);
-    // The series adds a static key, so check booted it under lockdep with its __setup() writer run.
-    expect(statement.replace(/\n/g, ' ')).toMatch(/^Checked with kseries: 1 of 1 patches built one by one \(x86_64 defconfig plus [^;]*CONFIG_MEMCG[^;]*, CONFIG_WERROR off; W=1\) with no new warnings; checkpatch\.pl reports no errors or warnings; in the built objects \(objdump\), every test the patches convert is a __jump_table entry of its new key, a NOP in the code that runs \(1 conversion\); the series boots clean on x86-64 minimal\+lockdep in QEMU\/(KVM|TCG), writers exercised: cgroup\.memory=nobpf\.$/);
-    // Recipients of the emitted mail are checked against get_maintainer.pl on the next check.
-    const again = await run('check', 'static-key-cgroup_memory_nobpf', '--out', out, '--no-build', '--json');
-    expect(JSON.parse(again.out).patches[0].problems).toEqual([]);
-  });
-
   test('--range checks any commits of the tree through the same code', async () => {
     const tip = 'kseries/break-repair/v1';
     const r = await run('check', '--range', `${tip}~3..${tip}`, '--json');
@@ -154,27 +125,3 @@ describe('report.json and emit', () => {
     expect(git(tree.root, 'status', '--porcelain')).toBe('');
   });
 });
-
-test('--config FILE builds with that configuration in a build directory of its own', async () => {
-  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-config-'));
-  const config = path.join(own, 'tiny.config');
-  // A minimal config has neither MEMCG nor CGROUPS (the `if CGROUPS` around MEMCG): kseries switches both on.
-  fs.writeFileSync(config, 'CONFIG_64BIT=y\nCONFIG_PRINTK=y\n');
-  const r = await run('check', 'static-key-cgroup_memory_nobpf', '--out', own, '--config', config, '--json');
-  expect(r.err).toBe('');
-  const report = JSON.parse(r.out) as CheckReport;
-  expect(report.config).toBe(config);
-  expect(report.patches[0]!.build).toMatchObject({ status: 'ok', objects: ['mm/memcontrol.o'], newWarnings: [] });
-  const bad = await run('check', 'static-key-cgroup_memory_nobpf', '--out', own, '--config', path.join(own, 'missing.config'));
-  expect(bad.code).toBe(2);
-  expect(bad.err).toMatch(/^kseries: --config .*missing\.config: neither defconfig, allmodconfig nor a file\n/);
-  fs.rmSync(own, { recursive: true, force: true });
-});
-
-test('missing build packages give one line naming them', () =>
-  withOnlyGit(async (env) => {
-    const r = await cli(['--tree', tree.root, 'check', 'new-warning', '--out', out], { env });
-    expect(r.code).toBe(2);
-    expect(r.err.split('\n')).toHaveLength(2);
-    expect(r.err).toMatch(/^kseries: kernel builds need Debian packages that are missing: perl make gcc flex bison bc\n/);
-  }));

@@ -1,0 +1,174 @@
+// kseries review on the real tree without building (--no-build): series that do not apply and why, series-level
+// findings, b4's check, recipients, bad input, and mutated mail through the whole command. Reviews that build are
+// test/kernel/review.test.ts.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readMailbox } from '../../src/mail/mailbox.js';
+import type { KernelTree } from '../../src/tree/tree.js';
+import { seriesMbox, type SeriesSpec } from '../helpers/mails.js';
+import { mutate, rng } from '../helpers/mutate.js';
+import { findingKinds as kinds, libSpec, reviewMbox, SOB } from '../helpers/review.js';
+import { cli, git, userTree } from '../helpers/tree.js';
+
+let tree: KernelTree;
+let out: string;
+let before: { head: string; status: string };
+const spec = (s: Omit<SeriesSpec, 'root' | 'rev'>) => libSpec(tree, s);
+const review = (name: string, mbox: string, ...args: string[]) => reviewMbox(tree, out, name, mbox, ...args);
+
+beforeAll(async () => {
+  tree = await userTree();
+  out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-review-'));
+  before = { head: git(tree.root, 'rev-parse', 'HEAD'), status: git(tree.root, 'status', '--porcelain') };
+});
+afterAll(() => {
+  expect({ head: git(tree.root, 'rev-parse', 'HEAD'), status: git(tree.root, 'status', '--porcelain') }).toEqual(before);
+  fs.rmSync(out, { recursive: true, force: true });
+});
+
+describe('series that do not apply', () => {
+  test('made against another base: the hunk context exists nowhere; the later patches are not applied', async () => {
+    const other = '/*\n * A file from another tree\n */\nint x;\nint y;\nint z;\n';
+    const { code, report } = await review('wrong-base', seriesMbox(spec({
+      id: 'wrong-base',
+      cover: { subject: 'lib/bsearch: From elsewhere', body: 'Made on another tree.' },
+      patches: [
+        { subject: 'lib/bsearch: Change y', body: `Change y.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'int y;', to: 'int yy;', base: other }] },
+        { subject: 'lib/bsearch: Fix a comment', body: `Fix it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'binary search an array', to: 'binary search a sorted array' }] },
+      ],
+    })), '--no-build');
+    expect(code).toBe(1);
+    expect(report.patches.map((p) => p.applied)).toEqual([false, false]);
+    expect(report.patches[0]!.failures).toMatchObject([{ kind: 'wrong-base', file: 'lib/bsearch.c', hunk: 1 }]);
+    expect(report.patches[1]!.problems[0]!.message).toMatch(/not applied: patch 1 before it did not apply/);
+  });
+
+  test('a conflict with an earlier patch: the differing lines are shown', async () => {
+    const { report } = await review('conflict', seriesMbox(spec({
+      id: 'conflict',
+      cover: { subject: 'lib/bsearch: Two views of one comment', body: 'The second patch was made without the first.' },
+      patches: [
+        { subject: 'lib/bsearch: Fix a comment', body: `Fix it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: ' * @num: number of elements', to: ' * @num: number of elements in the array' }] },
+        {
+          subject: 'lib/bsearch: Fix another comment',
+          body: `Fix it too.\n\n${SOB}`,
+          edits: [{ file: 'lib/bsearch.c', from: ' * @size: size of each element', to: ' * @size: size of one element', base: fs.readFileSync(path.join(tree.root, 'lib/bsearch.c'), 'utf8') }],
+        },
+      ],
+    })), '--no-build');
+    expect(report.patches.map((p) => p.applied)).toEqual([true, false]);
+    const [f] = report.patches[1]!.failures;
+    expect(f).toMatchObject({ kind: 'conflict', file: 'lib/bsearch.c', hunk: 1 });
+    expect(f!.message).toMatch(/changed by patch 1 of this series/);
+    expect(f!.differs).toEqual([{ line: 17, expected: ' * @num: number of elements', found: ' * @num: number of elements in the array' }]);
+  });
+
+  test('a mangled mail (a long line re-wrapped by a mail client)', async () => {
+    const { report } = await review('mangled', seriesMbox(spec({
+      id: 'mangled',
+      patches: [
+        {
+          subject: 'lib/bsearch: Explain the comparison',
+          body: `Explain it.\n\n${SOB}`,
+          edits: [{ file: 'lib/bsearch.c', from: ' * @cmp: pointer to comparison function', to: ' * @cmp: pointer to the comparison function, which returns <0, 0 or >0 as the key sorts before, with or after' }],
+          mangle: (m) => m.replace('which returns <0, 0 or >0 as the key sorts before,', 'which returns <0, 0 or >0 as the key sorts\nbefore,'),
+        },
+      ],
+    })), '--no-build');
+    expect(report.patches[0]!.applied).toBe(false);
+    expect(report.patches[0]!.failures).toMatchObject([{ kind: 'mangled', file: 'lib/bsearch.c' }]);
+  });
+});
+
+describe('series-level findings', () => {
+  test('a cover letter with placeholders', async () => {
+    const { report } = await review('placeholder', seriesMbox(spec({
+      id: 'placeholder',
+      cover: { subject: '*** SUBJECT HERE ***', body: '*** BLURB HERE ***' },
+      patches: [
+        { subject: 'lib/bsearch: Fix a comment', body: `Fix it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'binary search an array', to: 'binary search a sorted array' }] },
+        { subject: 'lib/bsearch: Fix another comment', body: `Fix it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: ' * @size: size of each element', to: ' * @size: size of one element' }] },
+      ],
+    })), '--no-build');
+    expect(report.problems.map((p) => p.kind)).toEqual(['cover-placeholder']);
+    expect(kinds(report)).toEqual([[], []]);
+  });
+});
+
+describe('b4, recipients and bad input', () => {
+  const one = () => seriesMbox(spec({
+    id: 'b4',
+    patches: [{ subject: 'lib/bsearch: Say that the array is sorted', body: 'No sign-off here.', edits: [{ file: 'lib/bsearch.c', from: 'binary search an array of elements', to: 'binary search a sorted array of elements' }] }],
+  }));
+
+  test("--b4-check: one message on stdin, b4's review-CI JSON out", async () => {
+    const r = await cli(['--tree', tree.root, 'review', '--b4-check'], { stdin: one() });
+    expect(r.code, r.err).toBe(0);
+    const checks = JSON.parse(r.out) as { tool: string; status: string; summary: string; details: string }[];
+    expect(checks.map((c) => [c.tool, c.status])).toEqual([['kseries', 'pass'], ['kseries', 'pass'], ['kseries', 'fail']]);
+    expect(checks[2]!.details).toMatch(/author-signoff/);
+  });
+
+  test('--reply-all copies the original recipients; the default is the author only', async () => {
+    const file = path.join(out, 'reply-all.mbox');
+    fs.writeFileSync(file, one());
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build', '--reply-all', '--out', out, '--json']);
+    expect(r.code, r.err).toBe(1);
+    const dir = path.join(out, 'review', 'lib-bsearch-say-that-the-array-is-sorted', 'v1');
+    const [reply] = await readMailbox(path.join(dir, '0001-reply.eml'));
+    expect(reply!.to.map((a) => a.address)).toEqual(['ada@example.org']);
+    expect(reply!.cc.map((a) => a.address)).toEqual(['akpm@linux-foundation.org', 'linux-kernel@vger.kernel.org']);
+  });
+
+  test('a patch whose path leaves the tree is refused before anything is applied (exit 2)', async () => {
+    const evil = one().replace(/a\/lib\/bsearch\.c/g, 'a/../../etc/passwd').replace(/b\/lib\/bsearch\.c/g, 'b/../../etc/passwd');
+    const file = path.join(out, 'evil.mbox');
+    fs.writeFileSync(file, evil);
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build']);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')).toHaveLength(2);
+    expect(r.err).toMatch(/^kseries: patch 1 .*"\.\.\/\.\.\/etc\/passwd" is not a path inside the kernel tree/);
+  });
+
+  test('without a working bubblewrap, review refuses to build unless --trust; --no-build needs none', async () => {
+    const file = path.join(out, 'nosandbox.mbox');
+    fs.writeFileSync(file, one());
+    const env = { ...process.env, PATH: '/nonexistent' };
+    const r = await cli(['--tree', tree.root, 'review', file], { env });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^kseries: reviewing builds code someone else wrote, and bubblewrap \(bwrap\) is missing/);
+    expect(r.err).toMatch(/hint: apt-get install bubblewrap; or --no-build/);
+  });
+
+  test('a malformed mailbox is one clear error (exit 2)', async () => {
+    const file = path.join(out, 'garbage.mbox');
+    fs.writeFileSync(file, 'this is not mail\n\x00\x01\x02');
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^kseries: .*holds no patch/);
+  });
+});
+
+test('mutated mailboxes through the whole command on the real tree: exit 0, 1 or 2, never a bug', async () => {
+  const seed = seriesMbox(spec({
+    id: 'fuzz',
+    cover: { subject: 'lib: Fuzzed', body: 'Mutated below.' },
+    patches: [
+      { subject: 'lib/bsearch: Say that the array is sorted', body: `Say it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'binary search an array of elements', to: 'binary search a sorted array of elements' }] },
+      { subject: 'lib/sort: Say that sort_r sorts in place', body: `Say it.\n\n${SOB}`, edits: [{ file: 'lib/sort.c', from: ' * sort_r - sort an array of elements', to: ' * sort_r - sort an array of elements in place' }] },
+    ],
+  }));
+  const codes: Record<number, number> = {};
+  for (let run = 0; run < 30; run++) {
+    const file = path.join(out, 'fuzz.mbox');
+    fs.writeFileSync(file, Buffer.from(mutate(seed, rng(1000 + run)), 'latin1'));
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build', '--out', out, '--json']);
+    expect([0, 1, 2], `run ${run}: ${r.err}`).toContain(r.code);
+    expect(r.err).not.toMatch(/internal error/);
+    if (r.code === 2) expect(r.err.split('\n').filter((l) => /^(kseries|hint): /.test(l))).toHaveLength(2);
+    codes[r.code] = (codes[r.code] ?? 0) + 1;
+  }
+  console.log(`30 mutated mailboxes through kseries review: exit codes ${JSON.stringify(codes)}`);
+});
