@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     setupFiles: ['test/helpers/setup.ts'],
     sequence: { sequencer: TierSequencer },
+    // vitest leaves a core free by default; the unit tier's files wait on git and gcc as much as they compute.
+    maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 60 * 1000 } },
       { extends: true, test: { name: 'tree', include: ['test/tree/**/*.test.ts'], testTimeout: 10 * 60 * 1000, ...realTree } },

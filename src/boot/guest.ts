@@ -3,6 +3,7 @@
 // ends the guest. Everything it reports is a line starting with MARK on the serial console.
 import fs from 'node:fs';
 import path from 'node:path';
+import { withProgress, type OnProgress } from '../progress.js';
 import { runQemu } from '../tools/qemu.js';
 import type { Accel } from './accel.js';
 import { makeInitramfs } from './initramfs.js';
@@ -27,6 +28,8 @@ export interface GuestSpec {
   accel: Accel;
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
+  /** Names the boot in progress reports ("booting the measured kernel"), which then say how far the guest got. */
+  progress?: { what: string; report: OnProgress };
 }
 
 /** kprobe_profile: hits per event name. */
@@ -102,20 +105,53 @@ export async function bootGuest(spec: GuestSpec): Promise<GuestRun> {
   }, spec.env);
   const cmdline = [...BASE_PARAMS, ...spec.params];
   const started = Date.now();
-  const r = await runQemu({
-    bzImage: spec.bzImage,
-    initrd,
-    cmdline,
-    accelArgs: spec.accel.qemuArgs,
-    cpu: spec.accel.accel === 'kvm' ? 'host' : 'max',
-    memoryMiB: 512,
-    timeoutMs: spec.timeoutMs,
-  });
+  const phase = guestPhase();
+  const boot = () =>
+    runQemu({
+      bzImage: spec.bzImage,
+      initrd,
+      cmdline,
+      accelArgs: spec.accel.qemuArgs,
+      cpu: spec.accel.accel === 'kvm' ? 'host' : 'max',
+      memoryMiB: 512,
+      timeoutMs: spec.timeoutMs,
+      onConsole: phase.read,
+    });
+  const what = spec.progress && `${spec.progress.what} under ${spec.accel.accel.toUpperCase()}`;
+  const r = await withProgress(what ?? '', spec.progress?.report, () => ({ phase: phase.now() }), boot);
   const seconds = Math.round((Date.now() - started) / 100) / 10;
   const consoleLog = path.join(spec.workDir, 'console.log');
   const text = `${r.stdout}${r.stderr ? `\n--- qemu stderr ---\n${r.stderr}` : ''}`;
   fs.writeFileSync(consoleLog, text);
   return { accel: spec.accel.accel, cmdline: cmdline.join(' '), seconds, code: r.code, timedOut: r.code === 137, consoleLog, ...parseConsole(r.stdout) };
+}
+
+/** How far a guest got, from the serial console as it arrives: the kernel's first line, then /init's marks. */
+export function guestPhase(): { read: (chunk: Buffer) => void; now: () => string } {
+  let phase = 'starting QEMU';
+  let tail = '';
+  const steps: [RegExp, string][] = [
+    [/\S/, 'kernel booting'],
+    [new RegExp(`${MARK} init\\b`), 'init running'],
+    [new RegExp(`${MARK} workload-start\\b`), 'workload running'],
+    [new RegExp(`${MARK} workload-end\\b`), 'workload done, reading the counts'],
+    [new RegExp(`${MARK} done\\b`), 'powering off'],
+  ];
+  let next = 0;
+  return {
+    read: (chunk) => {
+      // A mark may be cut in two by the chunking: look at the end of the last chunk too.
+      const text = tail + chunk.toString('latin1');
+      tail = text.slice(-64);
+      for (let i = next; i < steps.length; i++) {
+        if (steps[i]![0].test(text)) {
+          phase = steps[i]![1];
+          next = i + 1;
+        }
+      }
+    },
+    now: () => phase,
+  };
 }
 
 export function parseConsole(text: string): Pick<GuestRun, 'reachedInit' | 'finished' | 'workloadStatus' | 'workloadSeconds' | 'profiles' | 'refused' | 'eventErrors'> {

@@ -1,10 +1,13 @@
-// KUnit on a commit of the tree: kunit.py builds the test kernel in a build directory kept per tree and slot (the
-// base, the series), from a worktree kept for that slot, so a re-run rebuilds only what changed; then boots it under
-// QEMU (KVM where a probe guest boots, else TCG) and reads its results.
+// KUnit on a commit of the tree: kunit.py builds the test kernel in one build directory kept per tree, from one
+// worktree kept for it, so the series' kernel after the base's rebuilds only what the series changes (the base's
+// after the series', the same); then boots it under QEMU (KVM where a probe guest boots, else TCG) and reads its
+// results.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withLock, worktreeAt } from '../tree/worktree.js';
+import { objectsToBuild, setSymbols } from '../build/kbuild.js';
+import { buildSample, withProgress, type OnProgress } from '../progress.js';
+import { retire, withLock, worktreeAt } from '../tree/worktree.js';
 import { kunitBuild, kunitExec } from '../tools/kunit.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -35,10 +38,10 @@ export type KunitSlot = 'base' | 'series';
 /** Seconds the booted test kernel may run its tests (TCG is slow; the kprobes suite takes about a second). */
 const EXEC_TIMEOUT = 300;
 
-/** The build directory of a slot: one per tree (its git directory) and slot, outside the source. */
-export function kunitBuildDir(tree: KernelTree, slot: KunitSlot, env?: NodeJS.ProcessEnv): string {
+/** The build directory: one per tree (its git directory), outside the source. */
+export function kunitBuildDir(tree: KernelTree, env?: NodeJS.ProcessEnv): string {
   const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
-  return path.join(cacheDir(env), 'kunit', treeId, slot);
+  return path.join(cacheDir(env), 'kunit', treeId, 'kernel');
 }
 
 /**
@@ -50,25 +53,31 @@ export async function runKunitAt(
   commit: string,
   slot: KunitSlot,
   config: string[],
-  opts: { accel?: Accel; env?: NodeJS.ProcessEnv } = {},
+  opts: { accel?: Accel; env?: NodeJS.ProcessEnv; progress?: OnProgress } = {},
 ): Promise<{ run: KunitRun; accel?: Accel; buildDir: string }> {
-  const buildDir = kunitBuildDir(tree, slot, opts.env);
+  const buildDir = kunitBuildDir(tree, opts.env);
   fs.mkdirSync(buildDir, { recursive: true });
   const kunitconfig = `${buildDir}.kunitconfig`;
   fs.writeFileSync(kunitconfig, `${config.join('\n')}\n`);
   return withLock(tree, async () => {
-    const source = await worktreeAt(tree, commit, `kunit-${slot}`);
+    // Before one build directory served both, each had its own, and a worktree.
+    await retire(tree, ['kunit-base', 'kunit-series'], ['base', 'series', 'base.kunitconfig', 'series.kunitconfig', 'base.results.json', 'series.results.json'].map((f) => path.relative(cacheDir(opts.env), path.join(path.dirname(buildDir), f))), opts.env);
+    const source = await worktreeAt(tree, commit, 'kunit');
     const t = { source, buildDir, kunitconfig };
     let started = Date.now();
-    const built = await kunitBuild(t);
+    const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
+    const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
+    const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
+    const built = await withProgress(`building the KUnit kernel of the ${slot}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t));
     const buildSeconds = seconds(started);
     const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds, runSeconds: 0 };
     if (built.code !== 0) return { run: { ...empty, status: 'build-failed', log: tail(`${built.stdout}\n${built.stderr}`) }, buildDir };
     const accel = opts.accel ?? (await chooseAccel(path.join(buildDir, 'arch/x86/boot/bzImage'), opts.env));
-    const json = `${buildDir}.results.json`;
+    const json = `${buildDir}.${slot}.results.json`;
     fs.rmSync(json, { force: true });
     started = Date.now();
-    const ran = await kunitExec(t, { json, qemuArgs: accel.qemuArgs, timeout: EXEC_TIMEOUT });
+    const exec = () => kunitExec(t, { json, qemuArgs: accel.qemuArgs, timeout: EXEC_TIMEOUT });
+    const ran = await withProgress(`booting the KUnit kernel of the ${slot} under ${accel.accel.toUpperCase()}`, opts.progress, () => ({}), exec);
     const runSeconds = seconds(started);
     const tests = fs.existsSync(json) ? testsOf(JSON.parse(fs.readFileSync(json, 'utf8'))) : [];
     const count = (s: string) => tests.filter((x) => x.status === s).length;

@@ -8,7 +8,8 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { runMake, runMakeMerged, runScriptsConfig, type MakeOptions } from '../tools/make.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
-import { configSymbolsFor, kconfigDepends, parseCompilerOutput, plainSymbols, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
+import { buildSample, withProgress, type OnProgress } from '../progress.js';
+import { configSymbolsFor, kconfigDepends, objectsToBuild, parseCompilerOutput, plainSymbols, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
@@ -26,6 +27,8 @@ export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
   /** Run make under bubblewrap (review of code someone else wrote). */
   sandbox?: boolean;
+  /** Where the long steps (configuring, a whole kernel) report how far they got. */
+  progress?: OnProgress;
 }
 
 /** What a build's .config is, against the base it was made from (KernelBuild.configAsBuilt). */
@@ -138,7 +141,7 @@ export class KernelBuild {
     this.recordRequested([...symbols, ...wanted]);
     const off = new Map<string, string>();
     for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
-    await this.mustMake(['prepare']);
+    await withProgress(`preparing ${this.buildDir}`, this.opts.progress, buildSample(this.buildDir), () => this.mustMake(['prepare']));
     return off;
   }
 
@@ -215,10 +218,14 @@ export class KernelBuild {
 
   /**
    * Build the bootable image (bzImage, with vmlinux and, for CONFIG_BLK_DEV_INITRD, the tree's usr/gen_init_cpio);
-   * on failure, the last lines make printed.
+   * on failure, the last lines make printed. `what` names it in progress reports; a first build in the directory
+   * reports the objects compiled of about how many (Kbuild's lists under the .config), a later one those rebuilt.
    */
-  async buildImage(): Promise<{ ok: boolean; log: string[] }> {
-    const res = await runMakeMerged(this.make, ['bzImage']);
+  async buildImage(what: string): Promise<{ ok: boolean; log: string[] }> {
+    const first = !fs.existsSync(path.join(this.buildDir, 'vmlinux'));
+    const read = (f: string) => fs.promises.readFile(path.join(this.source, f), 'utf8').catch(() => undefined);
+    const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(this.buildDir, '.config'), 'utf8'))) : undefined;
+    const res = await withProgress(what, this.opts.progress, buildSample(this.buildDir, estimate), () => runMakeMerged(this.make, ['bzImage']));
     return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
   }
 

@@ -1,17 +1,19 @@
 // The boot test of a static-key series: build the series' kernel (the boot config family with lockdep, might_sleep
 // and the static-key-before-init check on), boot it under QEMU with the parameters that make its __setup/early_param
 // writers run (initcall writers run on every boot), run the default workload, and read the console for what went wrong.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chooseAccel } from '../boot/accel.js';
-import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS } from '../boot/config.js';
-import { bootGuest } from '../boot/guest.js';
-import { WORKLOADS } from '../boot/workloads.js';
-import { KernelBuild } from '../build/builder.js';
+import { bootGuest, initScript } from '../boot/guest.js';
+import { WORKLOADS, type Workload } from '../boot/workloads.js';
+import type { KernelBuild } from '../build/builder.js';
+import { codeDigest, keptResult } from '../kept.js';
+import type { OnProgress } from '../progress.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
-import { sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
+import { withBootKernel } from '../measure/kernel.js';
 import { judgeToggles, toggleProbes, toggleScript, type ToggleProbe } from './toggles.js';
 import { addsStaticKey, keysAdded, keyWriters, writerParams, type KeyWriter } from './writers.js';
 
@@ -32,6 +34,8 @@ export interface BootReport {
   ok: boolean;
   /** One line for reports and emitted cover letters. */
   statement: string;
+  /** When the same tree, configuration and workload booted clean before (ISO time): that boot's report, kept. */
+  keptFrom?: string;
 }
 
 /** What fails a boot on the console: warnings, BUGs, lockdep and might_sleep reports, a static key used too early. */
@@ -49,7 +53,7 @@ export async function rangeAddsStaticKey(tree: KernelTree, base: string, tip: st
 export async function bootCheck(
   tree: KernelTree,
   range: { base: string; tip: string },
-  opts: { config: string; sandbox?: boolean; env?: NodeJS.ProcessEnv; log?: (line: string) => void },
+  opts: { config: string; sandbox?: boolean; env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress },
 ): Promise<BootReport> {
   const log = opts.log ?? (() => {});
   const files = (await gitRaw(tree.root, ['diff', '--name-only', range.base, range.tip])).split('\n').filter((f) => f.endsWith('.c'));
@@ -64,40 +68,59 @@ export async function bootCheck(
   }
   const toggleNames = new Set(probes.map((p) => p.path));
   const params = writerParams(writers);
-  const label = `${opts.config === 'minimal' || opts.config === 'defconfig' ? opts.config : path.basename(opts.config)}+lockdep`;
-  return withLockFile(sourceLock('boot-series', opts.env), async () => {
-    const source = await sourceAt(tree, range.tip, 'boot-series', opts.env);
-    const build = new KernelBuild(tree, source, { config: opts.config, flavour: 'lockdep', distcc: false, sandbox: opts.sandbox, env: opts.env });
-    const objects = files.map((f) => f.replace(/\.c$/, '.o'));
-    const symbols: string[] = [];
-    for (const o of objects) symbols.push(...((await build.symbolsFor(o, (f) => readAtCommit(tree.root, range.tip, f))) ?? []));
-    await build.configure([...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...CHECK_SYMBOLS, ...symbols], range.tip, BOOT_OFF);
-    log(`boot: building the series' ${label} kernel (${build.compiler}) in ${build.buildDir}`);
-    const built = await build.buildImage();
-    const workDir = path.join(cacheDir(opts.env), 'boot-check', path.basename(path.dirname(build.buildDir)), range.tip.slice(0, 12));
-    fs.mkdirSync(workDir, { recursive: true });
-    if (!built.ok) {
-      const why = `the ${label} kernel does not build: ${built.log.slice(-3).join(' / ')}`;
-      return { config: label, accel: 'tcg', accelWhy: 'not booted', params, writers, toggles: [], seconds: 0, consoleLog: '', failures: [why], ok: false, statement: why };
-    }
-    const bzImage = path.join(build.buildDir, 'arch/x86/boot/bzImage');
-    const accel = await chooseAccel(bzImage, opts.env);
-    log(`boot: booting it under ${accel.accel.toUpperCase()}${params.length ? ` with ${params.join(' ')}` : ''}`);
+  // The kernel measure counts in (its objects: the auto flags' at the base), with the series' own objects, at the tip.
+  const kernel = { config: opts.config, candidates: 'auto' as const, candidatesAt: range.base, also: files.map((f) => f.replace(/\.c$/, '.o')), sandbox: opts.sandbox, env: opts.env, progress: opts.progress };
+  return withBootKernel(tree, range.tip, kernel, async ({ build, label }) => {
     // The default workload, then each interface read back, written and read back again.
     const workload = { ...WORKLOADS.default!, script: `${WORKLOADS.default!.script}${toggleScript(probes)}` };
-    const run = await bootGuest({ bzImage, buildDir: build.buildDir, workDir, workload, params, lateEvents: [], accel, timeoutMs: BOOT_TIMEOUT_MS, env: opts.env });
-    const consoleText = fs.readFileSync(run.consoleLog, 'utf8');
-    const failures = consoleFailures(consoleText);
-    const toggleFailures = run.finished ? judgeToggles(probes, consoleText) : [];
-    failures.push(...toggleFailures);
-    const toggles = probes.map((p) => ({ path: p.path, where: p.where, ok: !toggleFailures.some((f) => f.startsWith(`${p.path} `)) }));
-    if (run.timedOut) failures.push(`the guest was stopped after ${BOOT_TIMEOUT_MS / 1000} s`);
-    else if (!run.reachedInit) failures.push('the kernel did not reach init');
-    else if (!run.finished) failures.push('init did not run the workload to its end');
-    else if (run.workloadStatus !== 0) failures.push(`the workload exited with status ${run.workloadStatus}`);
-    const ok = failures.length === 0;
-    return { config: label, accel: accel.accel, accelWhy: accel.why, params, writers, toggles, seconds: run.seconds, consoleLog: run.consoleLog, failures, ok, statement: statementOf(label, accel.accel, writers, params, ok, [...toggleNames]) };
+    // What decides the boot: the series' tree, the kernel's configuration, what the guest runs and how the console is
+    // judged. A clean boot of the same is kept, so a repeated check (or generate, then check) does not boot again.
+    const key = {
+      tree: (await gitRaw(tree.root, ['rev-parse', `${range.tip}^{tree}`])).trim(),
+      label,
+      config: createHash('sha1').update(fs.readFileSync(path.join(build.buildDir, '.config'))).digest('hex'),
+      init: initScript(),
+      workload: workload.script,
+      params,
+      code: codeDigest(['boot', 'check/boot', 'check/toggles', 'check/writers']),
+    };
+    const booted = await keptResult('boot', key, () => buildAndBoot(build, { label, params, workload, probes, writers, toggleNames, tip: range.tip }, opts), (r) => r.ok, opts.env);
+    if (booted.keptFrom) log(`boot: the same tree, configuration and workload booted clean at ${booted.keptFrom}: kept`);
+    return { ...booted.value, ...(booted.keptFrom ? { keptFrom: booted.keptFrom } : {}) };
   });
+}
+
+async function buildAndBoot(
+  build: KernelBuild,
+  b: { label: string; params: string[]; workload: Workload; probes: ToggleProbe[]; writers: BootReport['writers']; toggleNames: Set<string>; tip: string },
+  opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress },
+): Promise<BootReport> {
+  const { label, params, writers } = b;
+  const log = opts.log ?? (() => {});
+  log(`boot: building the series' ${label} kernel (${build.compiler}) in ${build.buildDir}`);
+  const built = await build.buildImage(`building the series' ${label} kernel`);
+  const workDir = path.join(cacheDir(opts.env), 'boot-check', path.basename(path.dirname(build.buildDir)), b.tip.slice(0, 12));
+  fs.mkdirSync(workDir, { recursive: true });
+  if (!built.ok) {
+    const why = `the ${label} kernel does not build: ${built.log.slice(-3).join(' / ')}`;
+    return { config: label, accel: 'tcg', accelWhy: 'not booted', params, writers, toggles: [], seconds: 0, consoleLog: '', failures: [why], ok: false, statement: why };
+  }
+  const bzImage = path.join(build.buildDir, 'arch/x86/boot/bzImage');
+  const accel = await chooseAccel(bzImage, opts.env);
+  log(`boot: booting it under ${accel.accel.toUpperCase()}${params.length ? ` with ${params.join(' ')}` : ''}`);
+  const progress = opts.progress && { what: `booting the series' ${label} kernel`, report: opts.progress };
+  const run = await bootGuest({ bzImage, buildDir: build.buildDir, workDir, workload: b.workload, params, lateEvents: [], accel, timeoutMs: BOOT_TIMEOUT_MS, env: opts.env, progress });
+  const consoleText = fs.readFileSync(run.consoleLog, 'utf8');
+  const failures = consoleFailures(consoleText);
+  const toggleFailures = run.finished ? judgeToggles(b.probes, consoleText) : [];
+  failures.push(...toggleFailures);
+  const toggles = b.probes.map((p) => ({ path: p.path, where: p.where, ok: !toggleFailures.some((f) => f.startsWith(`${p.path} `)) }));
+  if (run.timedOut) failures.push(`the guest was stopped after ${BOOT_TIMEOUT_MS / 1000} s`);
+  else if (!run.reachedInit) failures.push('the kernel did not reach init');
+  else if (!run.finished) failures.push('init did not run the workload to its end');
+  else if (run.workloadStatus !== 0) failures.push(`the workload exited with status ${run.workloadStatus}`);
+  const ok = failures.length === 0;
+  return { config: label, accel: accel.accel, accelWhy: accel.why, params, writers, toggles, seconds: run.seconds, consoleLog: run.consoleLog, failures, ok, statement: statementOf(label, accel.accel, writers, params, ok, [...b.toggleNames]) };
 }
 
 /** Each line that fails the boot, with the line after it (lockdep and might_sleep put the culprit there). */

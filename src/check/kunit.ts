@@ -2,6 +2,9 @@
 // series) the census of the tip's test kernel. The base's tests must pass on both; the tests the series adds must pass.
 import { runKunitAt, type KunitRun } from '../boot/kunit.js';
 import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
+import { codeDigest, keptResult } from '../kept.js';
+import { withProgress, type OnProgress } from '../progress.js';
+import { gitRaw } from '../tools/git.js';
 import type { KunitSpec } from '../templates/manifest.js';
 import type { KernelTree } from '../tree/tree.js';
 
@@ -19,19 +22,34 @@ export interface KunitReport {
   ok: boolean;
   /** Every instruction of the series' test kernel as a post_handler probe site (kunit.kprobeCensus). */
   census?: Census;
+  /** When a passing run of the same trees and kunitconfig was made (ISO time): that run's report, kept. */
+  keptFrom?: string;
 }
 
 export async function kunitEvidence(
   tree: KernelTree,
   range: { base: string; tip: string },
   spec: KunitSpec,
-  opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void } = {},
+  opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress } = {},
 ): Promise<KunitReport> {
+  // What decides it: the two trees, the kunitconfig, and kseries' code that builds, boots, compares and counts. A
+  // passing run of the same is kept, so check after generate (the same trees) and a repeated npm start reuse it.
+  const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
+  const key = { base: await treeOf(range.base), tip: await treeOf(range.tip), spec, code: codeDigest(['boot/kunit', 'check/kunit', 'tools/kunit', 'kprobe', 'object-code']) };
+  const kept = await keptResult('kunit', key, () => runBoth(tree, range, spec, opts), (r) => r.ok, opts.env);
+  if (kept.keptFrom) opts.log?.(`KUnit: the same base, series and kunitconfig passed at ${kept.keptFrom}: kept`);
+  if (!kept.keptFrom) return kept.value;
+  // Kept from a run of other commits with the same trees (generate's draft): the report names these commits.
+  const { base, series } = kept.value;
+  return { ...kept.value, base: { ...base, commit: range.base }, series: { ...series, commit: range.tip }, keptFrom: kept.keptFrom };
+}
+
+async function runBoth(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress }): Promise<KunitReport> {
   const log = opts.log ?? (() => {});
   log(`KUnit: building and booting the base's test kernel (${range.base.slice(0, 12)})`);
-  const base = await runKunitAt(tree, range.base, 'base', spec.config, { env: opts.env });
+  const base = await runKunitAt(tree, range.base, 'base', spec.config, { env: opts.env, progress: opts.progress });
   log(`KUnit: building and booting the series' test kernel (${range.tip.slice(0, 12)})`);
-  const series = await runKunitAt(tree, range.tip, 'series', spec.config, { env: opts.env, accel: base.accel });
+  const series = await runKunitAt(tree, range.tip, 'series', spec.config, { env: opts.env, accel: base.accel, progress: opts.progress });
   const accel = base.accel ?? series.accel;
   const report: KunitReport = {
     config: spec.config,
@@ -49,7 +67,7 @@ export async function kunitEvidence(
   report.ok = report.problems.length === 0;
   if (spec.kprobeCensus && series.run.status !== 'build-failed') {
     log('KUnit: analyzing every instruction of the series\' test kernel as a post_handler probe site');
-    report.census = await kprobeCensus(series.buildDir, await kernelObjects(series.buildDir));
+    report.census = await withProgress('analyzing every instruction of the series\' test kernel', opts.progress, () => ({}), async () => kprobeCensus(series.buildDir, await kernelObjects(series.buildDir)));
   }
   return report;
 }

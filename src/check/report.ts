@@ -105,9 +105,14 @@ export function patchDetails(p: Omit<PatchReport, 'commit'>): string[] {
   return out;
 }
 
+/** A result read from kseries' cache says when it was made: the same trees, configuration and scripts then. */
+function kept(at: string | undefined): string {
+  return at ? ` [kept: the same ran at ${at.replace('T', ' ').slice(0, 16)}]` : '';
+}
+
 /** The boot of the series: the statement, what each writer is, and the console lines that failed it. */
 export function formatBoot(b: BootReport): string[] {
-  const out = [`boot ${b.ok ? 'ok' : 'FAILED'}: ${b.statement} (${b.seconds} s; ${b.accelWhy})`];
+  const out = [`boot ${b.ok ? 'ok' : 'FAILED'}: ${b.statement} (${b.seconds} s; ${b.accelWhy})${kept(b.keptFrom)}`];
   for (const w of b.writers) out.push(`  writer ${w.file}:${w.line} ${w.function}(): ${w.runs === 'param' ? `runs with ${w.param}` : w.runs === 'initcall' ? 'an initcall: runs on every boot' : 'not run by booting'}`);
   for (const t of b.toggles ?? []) out.push(`  interface ${t.path} (${t.where}): ${t.ok ? 'reads and takes what it did before' : 'differs from what it was'}`);
   for (const f of b.failures) out.push(`  | ${f}`);
@@ -119,7 +124,7 @@ export function formatBoot(b: BootReport): string[] {
 export function formatKunit(k: KunitReport): string[] {
   const run = (what: string, x: KunitReport['base']) =>
     `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s, run ${x.runSeconds} s)`;
-  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}):`, run('base', k.base), run('series', k.series)];
+  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy})${kept(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
   if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
   for (const p of k.problems) out.push(`  error: ${p}`);
   for (const l of [...(k.base.log ?? []), ...(k.series.log ?? [])].slice(-10)) out.push(`    | ${l}`);

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yargs, { type Argv } from 'yargs';
-import { processErr, type GlobalOptions, type Io } from '../commands/io.js';
+import { processErr, processStatus, type GlobalOptions, type Io } from '../commands/io.js';
 import { EXIT_BUG, EXIT_USAGE, KseriesError, UsageError } from '../errors.js';
 import { checkTreePath } from '../tree/paths.js';
 import { workloadNames, WORKLOADS } from '../boot/workloads.js';
@@ -185,6 +185,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('measure', { type: 'boolean', default: false, describe: 'add hits per candidate from a booted kernel (kseries measure; HEAD or --rev)' })
         .option('config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'with --measure: minimal, defconfig or a .config file' })
         .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: 'with --measure: what the booted kernel runs' })
+        .option('candidates', { choices: ['all', 'auto'] as const, default: 'all' as const, describe: 'with --measure: the kernel of all candidates\' objects, or of the auto flags\' only (smaller)' })
         .example('$0 scan static-keys --path mm --json', '')
         .example('$0 scan static-keys --rev v6.12.117', '')
         .example('$0 scan static-keys --measure --json', 'each candidate with hits: { boot, perSecond, workload, config }'),
@@ -192,7 +193,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         (await import('../commands/scan.js')).scan(io, g, {
           paths: (a.path as string[]) ?? [],
           rev: a.rev as string | undefined,
-          measure: a.measure === true ? { config: String(a.config), workload: String(a.workload) } : undefined,
+          measure: a.measure === true ? { config: String(a.config), workload: String(a.workload), candidates: a.candidates as 'all' | 'auto' } : undefined,
         }),
       ),
     )
@@ -462,6 +463,7 @@ function processIo(): Io {
   return {
     out: (t) => process.stdout.write(`${t}\n`),
     err: processErr,
+    ...(process.stderr.isTTY ? { status: processStatus } : {}),
     cwd: process.cwd(),
     env: process.env,
   };

@@ -2,6 +2,7 @@
 // driven by the check's progress events. Off a terminal the same events become plain lines.
 import { Listr, type ListrTask } from 'listr2';
 import type { CheckOptions } from '../check/check.js';
+import { formatProgress, type OnProgress } from '../progress.js';
 import type { Io } from './io.js';
 
 type Step = 'checkpatch' | 'build' | 'rules';
@@ -16,6 +17,8 @@ interface Deferred {
 
 export interface CheckView {
   onStep: OnStep;
+  /** Where the whole series' long steps (the boot kernel, KUnit) show how far they got; undefined: as plain lines. */
+  progress?: OnProgress;
   /** Resolves every step still waiting (a patch without objects has no build step) and ends the view. */
   finish(): Promise<void>;
 }
@@ -31,25 +34,36 @@ export function liveView(subjects: string[]): CheckView {
       steps.set(key(n + 1, s), { promise, resolve, started: (d) => titles.get(key(n + 1, s))?.(`${s}: ${d ?? 'running'}`) });
     }
   }
-  const list = new Listr(
-    subjects.map((subject, n) => ({
-      title: `[${n + 1}/${subjects.length}] ${subject}`,
-      task: (_ctx, task) =>
-        task.newListr(
-          STEPS.map((s) => ({
-            title: s,
-            task: async (_c, t) => {
-              titles.set(key(n + 1, s), (title) => (t.title = title));
-              const detail = await steps.get(key(n + 1, s))!.promise;
-              t.title = `${s}: ${detail ?? 'nothing to do'}`;
-              if (detail === 'failed' || /^[1-9]\d* errors/.test(detail ?? '')) throw new Error(t.title);
-            },
-          })) as ListrTask[],
-          { concurrent: true, exitOnError: false },
-        ),
-    })),
-    { concurrent: true, exitOnError: false, rendererOptions: { collapseSubtasks: false, collapseErrors: true } },
-  );
+  // After the patches, one line for the series' kernels (the lockdep boot, KUnit): the step running and how far it got.
+  let series!: (title: string) => void;
+  let seriesDone!: () => void;
+  const seriesEnded = new Promise<void>((r) => (seriesDone = r));
+  let lastSeriesStep = 'no kernel to build or boot';
+  const seriesTask: ListrTask = {
+    title: 'series',
+    task: async (_c, t) => {
+      series = (title) => (t.title = title);
+      await seriesEnded;
+      t.title = `series: ${lastSeriesStep}`;
+    },
+  };
+  const patchTasks: ListrTask[] = subjects.map((subject, n) => ({
+    title: `[${n + 1}/${subjects.length}] ${subject}`,
+    task: (_ctx, task) =>
+      task.newListr(
+        STEPS.map((s) => ({
+          title: s,
+          task: async (_c, t) => {
+            titles.set(key(n + 1, s), (title) => (t.title = title));
+            const detail = await steps.get(key(n + 1, s))!.promise;
+            t.title = `${s}: ${detail ?? 'nothing to do'}`;
+            if (detail === 'failed' || /^[1-9]\d* errors/.test(detail ?? '')) throw new Error(t.title);
+          },
+        })) as ListrTask[],
+        { concurrent: true, exitOnError: false },
+      ),
+  }));
+  const list = new Listr([...patchTasks, seriesTask], { concurrent: true, exitOnError: false, rendererOptions: { collapseSubtasks: false, collapseErrors: true } });
   const running = list.run();
   return {
     onStep: (i, step, state, detail) => {
@@ -58,8 +72,13 @@ export function liveView(subjects: string[]): CheckView {
       if (state === 'start') d.started(detail);
       else d.resolve(detail);
     },
+    progress: (p) => {
+      lastSeriesStep = formatProgress(p);
+      series?.(`series: ${lastSeriesStep}`);
+    },
     finish: async () => {
       for (const d of steps.values()) d.resolve(undefined);
+      seriesDone();
       await running;
     },
   };

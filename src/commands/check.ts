@@ -12,7 +12,7 @@ import { commitOf, openTree } from '../tree/tree.js';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import type { KunitSpec } from '../templates/manifest.js';
 import { liveView, lineView } from './check-view.js';
-import { printJson, processErr, type GlobalOptions, type Io } from './io.js';
+import { printJson, processErr, progressReporter, type GlobalOptions, type Io } from './io.js';
 
 export interface CheckArgs {
   series?: string;
@@ -71,6 +71,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     kunit: kunitSpec(io, g, a.kunit, recipe),
     boot: a.boot,
     log: g.json ? undefined : (l) => io.err(l),
+    progress: g.json ? undefined : view?.progress ?? progressReporter(io),
   }).finally(() => view?.finish());
   if (dir) {
     fs.mkdirSync(dir, { recursive: true });

@@ -1,7 +1,7 @@
 // `kseries measure`: boot the tree and count how often each static-key candidate's test runs.
 import { measure, type MeasuredKinds, type MeasureReport } from '../measure/measure.js';
 import { openTree } from '../tree/tree.js';
-import { printJson, type GlobalOptions, type Io } from './io.js';
+import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 
 export interface MeasureArgs {
   config: string;
@@ -13,7 +13,7 @@ export interface MeasureArgs {
 
 export async function measureCommand(io: Io, g: GlobalOptions, a: MeasureArgs): Promise<number> {
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
-  const report = await measure({ tree, ...a, env: io.env, log: (l) => io.err(l) });
+  const report = await measure({ tree, ...a, env: io.env, log: (l) => io.err(l), progress: progressReporter(io) });
   if (g.json) printJson(io, report);
   else io.out(formatMeasure(report));
   return report.problems.length > 0 ? 1 : 0;

@@ -12,7 +12,7 @@ import { reviewSeries, slugOf } from '../review/review.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { openTree, type KernelTree } from '../tree/tree.js';
 import { lineView } from './check-view.js';
-import { printJson, type GlobalOptions, type Io } from './io.js';
+import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 
 export interface ReviewArgs {
   /** The mailbox; the option table requires it unless --b4-check. */
@@ -50,6 +50,7 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
     env: io.env,
     onStep: view?.onStep,
     log: quiet ? undefined : (l) => io.err(l),
+    progress: quiet ? undefined : view?.progress ?? progressReporter(io),
   }).finally(() => view?.finish());
   if (a.b4Check) {
     printJson(io, b4Checks(report));

@@ -1,15 +1,15 @@
 import { measure } from '../measure/measure.js';
 import { scanStaticKeys } from '../scan/static-keys.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
-import type { Hits } from '../measure/measure.js';
+import type { Hits, MeasuredKinds } from '../measure/measure.js';
 import { openTree } from '../tree/tree.js';
-import { printJson, type GlobalOptions, type Io } from './io.js';
+import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 
-export async function scan(io: Io, g: GlobalOptions, a: { paths: string[]; rev?: string; measure?: { config: string; workload: string } }): Promise<number> {
+export async function scan(io: Io, g: GlobalOptions, a: { paths: string[]; rev?: string; measure?: { config: string; workload: string; candidates: MeasuredKinds } }): Promise<number> {
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const candidates: (FlagCandidate & { hits?: Hits; notMeasured?: string })[] = await scanStaticKeys(tree, a.paths, a.rev, io.env);
   if (a.measure) {
-    const m = await measure({ tree, ...a.measure, rev: a.rev, env: io.env, log: (l) => io.err(l) });
+    const m = await measure({ tree, ...a.measure, rev: a.rev, env: io.env, log: (l) => io.err(l), progress: progressReporter(io) });
     const byFlag = new Map(m.candidates.map((c) => [`${c.file}:${c.variable}`, c]));
     for (const c of candidates) {
       const found = byFlag.get(`${c.file}:${c.variable}`);

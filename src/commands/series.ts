@@ -9,7 +9,7 @@ import { listSeries, loadSeries, seriesVersions } from '../series/store.js';
 import { UsageError } from '../errors.js';
 import { parseSetArgs } from '../templates/params.js';
 import { openTree } from '../tree/tree.js';
-import { printJson, type GlobalOptions, type Io } from './io.js';
+import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 
 export interface GenerateArgs {
   recipe: string;
@@ -35,7 +35,7 @@ export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promi
   const lists = { paths: a.paths ?? [], only: a.only ?? [], minRate: a.minRate === undefined ? [] : [String(a.minRate)], toggles: a.toggles ? ['true'] : [] };
   const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, lists) };
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
-  const measure = a.measure && { ...a.measure, env: io.env };
+  const measure = a.measure && { ...a.measure, env: io.env, progress: progressReporter(io) };
   const made = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, runtime: a.runtime, log: (l) => io.err(l) });
   // A split recipe (one series per maintainer tree) lists each series; a plain one gives its series' fields.
   if (g.json) printJson(io, recipe.manifest.split ? { series: made.map(generatedJson) } : generatedJson(made[0]!));

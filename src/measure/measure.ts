@@ -5,26 +5,25 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chooseAccel } from '../boot/accel.js';
-import { BOOT_OFF, BOOT_SYMBOLS, objectPlans, type ObjectPlan } from '../boot/config.js';
+import type { ObjectPlan } from '../boot/config.js';
 import { bootGuest, initScript, type GuestRun, type Profile } from '../boot/guest.js';
 import { WORKLOADS } from '../boot/workloads.js';
-import { KernelBuild } from '../build/builder.js';
-import { setSymbols } from '../build/kbuild.js';
 import { ToolFailedError, UsageError } from '../errors.js';
 import { elfSections, elfSymbols, elfSymbolValues } from '../object-code/elf.js';
 import { flagTests } from '../object-code/flag-tests.js';
 import type { ObjSymbol } from '../object-code/parse.js';
+import type { OnProgress } from '../progress.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
-import { scanStaticKeys } from '../scan/static-keys.js';
 import { archiveMembers, readObjectCode } from '../tools/binutils.js';
-import { readAtCommit } from '../tools/git.js';
 import { cacheDir } from '../tree/paths.js';
 import { commitOf, type KernelTree } from '../tree/tree.js';
-import { sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
 import { packEvents, type ProbeEvent } from './events.js';
+import { withBootKernel, type MeasuredKinds } from './kernel.js';
+
+export type { MeasuredKinds } from './kernel.js';
 
 /** Bumped when what a cached measurement holds changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 /** TCG boots a small kernel in seconds; a kernel with every hot test probed runs its workload slower. */
 const BOOT_TIMEOUT_MS = 600_000;
@@ -68,7 +67,10 @@ export interface MeasuredCandidate {
 
 export interface MeasureReport {
   commit: string;
+  /** The config family asked for: minimal, defconfig or a .config file. */
   config: string;
+  /** The kernel measured, as messages name it: "minimal+lockdep". */
+  kernel: string;
   workload: string;
   candidatesMeasured: MeasuredKinds;
   buildDir: string;
@@ -83,12 +85,6 @@ export interface MeasureReport {
   cached: boolean;
 }
 
-/**
- * Which candidates a measurement counts, and so which objects a `minimal` kernel is built with: `auto` (what
- * `generate static-keys` converts unless told otherwise) or `all` (auto and manual: a bigger kernel).
- */
-export type MeasuredKinds = 'auto' | 'all';
-
 export interface MeasureOptions {
   tree: KernelTree;
   /** minimal (default), defconfig, or a .config file. */
@@ -102,6 +98,8 @@ export interface MeasureOptions {
   log?: (line: string) => void;
   /** Measure again even when a cached result exists. */
   fresh?: boolean;
+  /** How far the kernel build and the boot got, every few seconds. */
+  progress?: OnProgress;
 }
 
 export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
@@ -112,30 +110,20 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
   const commit = await commitOf(tree, opts.rev ?? 'HEAD');
   if (!commit) throw new UsageError(`${opts.rev ?? 'HEAD'} is not a commit of ${tree.root}`, 'give a branch, tag or commit of the kernel tree');
   const kinds = opts.candidates ?? 'all';
-  const candidates = (await scanStaticKeys(tree, [], commit, opts.env)).filter((c) => (kinds === 'auto' ? c.verdict === 'auto' : c.verdict !== 'reject') && c.file.endsWith('.c'));
 
   const cached = cacheFile(commit, opts);
   if (!opts.fresh && fs.existsSync(cached)) {
     const known = JSON.parse(fs.readFileSync(cached, 'utf8')) as MeasureReport & { format?: number };
     if (known.format === FORMAT) return { ...known, cached: true };
   }
-  return withLockFile(sourceLock('boot', opts.env), async () => {
-    const source = await sourceAt(tree, commit, 'boot', opts.env);
-    // Each kind of measurement has a kernel of its own, so an `auto` measurement never boots the bigger `all` kernel.
-    const flavour = kinds === 'all' ? 'boot' : `boot-${kinds}`;
-    const build = new KernelBuild(tree, source, { config: opts.config, flavour, distcc: false, env: opts.env });
-    const started = Date.now();
-    const since = (t: number) => Math.round((Date.now() - t) / 100) / 10;
-    log(`configuring ${opts.config} in ${build.buildDir}`);
-    await build.configure(BOOT_SYMBOLS, commit, BOOT_OFF);
-    const read = (f: string) => readAtCommit(tree.root, commit, f);
-    const base = setSymbols(fs.readFileSync(path.join(build.buildDir, '.config'), 'utf8'));
-    const plans = await objectPlans(candidates.map((c) => objectOf(c)), read, base);
-    const extra = opts.config === 'minimal' ? [...new Set(plans.filter((p) => !p.leftOff).flatMap((p) => p.symbols))] : [];
-    const off = await build.configure([...BOOT_SYMBOLS, ...extra], commit, BOOT_OFF);
-    log(`building bzImage (${build.compiler}); a first build of the minimal config takes 10-20 minutes on 2 cores`);
-    const built = await build.buildImage();
-    if (!built.ok) throw new ToolFailedError(`the ${opts.config} boot kernel does not build: ${built.log.slice(-3).join(' / ')}`, `see make's output in ${build.buildDir}`);
+  const started = Date.now();
+  const since = (t: number) => Math.round((Date.now() - t) / 100) / 10;
+  log(`configuring the ${opts.config} boot kernel`);
+  return withBootKernel(tree, commit, { config: opts.config, candidates: kinds, env: opts.env, progress: opts.progress }, async ({ build, label: kernelLabel, candidates, plans, off }) => {
+    const label = `the ${kernelLabel} kernel with the objects of ${kinds === 'auto' ? 'the auto flags' : 'every candidate'}`;
+    log(`building ${label} (${build.compiler}) in ${build.buildDir}`);
+    const built = await build.buildImage(`building ${label}`);
+    if (!built.ok) throw new ToolFailedError(`the ${kernelLabel} boot kernel does not build: ${built.log.slice(-3).join(' / ')}`, `see make's output in ${build.buildDir}`);
 
     const buildSeconds = since(started);
     const sitesStarted = Date.now();
@@ -148,7 +136,7 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       const m: MeasuredCandidate = { file: c.file, variable: c.variable, line: c.line, verdict: c.verdict, object, sites: [] };
       measured.push(m);
       if (!inKernel.has(object)) {
-        m.notMeasured = `${object} not built in ${opts.config}${whyNotBuilt(plans.find((p) => p.object === object), off)}`;
+        m.notMeasured = `${object} not built in ${kernelLabel}${whyNotBuilt(plans.find((p) => p.object === object), off)}`;
         continue;
       }
       if (!objects.has(object)) objects.set(object, await readObjectCode(path.join(build.buildDir, object)));
@@ -192,12 +180,14 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       accel,
       timeoutMs: BOOT_TIMEOUT_MS,
       env: opts.env,
+      progress: opts.progress && { what: `booting ${label}`, report: opts.progress },
     });
     const problems = bootProblems(run);
-    for (const m of measured) countHits(m, run, problems, { workload: workload.name, config: opts.config }, events.byEvent);
+    for (const m of measured) countHits(m, run, problems, { workload: workload.name, config: kernelLabel }, events.byEvent);
     const report: MeasureReport = {
       commit,
       config: opts.config,
+      kernel: kernelLabel,
       workload: workload.name,
       candidatesMeasured: kinds,
       buildDir: build.buildDir,

@@ -2,11 +2,9 @@
 // tracked file, so that kseries' scan caches are keyed by what the files hold (and by the rules that read them), never
 // by when they were read.
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ToolFailedError } from '../errors.js';
 import { gitRunRaw } from '../tools/git.js';
+import { codeDigest } from '../kept.js';
 import type { Source } from './files.js';
 
 export interface TreeContent {
@@ -63,13 +61,5 @@ let rules: string | undefined;
  * (their compiled or source text), so what other rules found is never read.
  */
 export function rulesVersion(): string {
-  if (rules) return rules;
-  const here = fileURLToPath(import.meta.url);
-  const ext = path.extname(here);
-  const src = path.resolve(path.dirname(here), '..');
-  const hash = createHash('sha1');
-  for (const dir of ['c-source', 'recipes/static-key', 'recipes', 'build', 'scan']) {
-    for (const f of fs.readdirSync(path.join(src, dir)).filter((x) => x.endsWith(ext)).sort()) hash.update(fs.readFileSync(path.join(src, dir, f)));
-  }
-  return (rules = hash.digest('hex'));
+  return (rules ??= codeDigest(['c-source', 'recipes/static-key', 'recipes', 'build', 'scan']));
 }

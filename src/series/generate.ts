@@ -74,7 +74,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const base = await resolveCommit(tree, opts.base ?? 'HEAD');
   const author = await authorIdent(tree, opts.from);
   const services = await treeServices(tree, base);
-  if (opts.recipe.manifest.measure && opts.runtime) services.runtime = await runtimeEvidence(tree, base, opts.runtime, opts.measure?.env, opts.log);
+  if (opts.recipe.manifest.measure && opts.runtime) services.runtime = await runtimeEvidence(tree, base, opts.runtime, opts.measure ?? { config: 'defconfig', distcc: false }, opts.log);
   let input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services };
   let plan = await planSeries(input);
   for (const notice of (plan.prepared?.notices as string[] | undefined) ?? []) opts.log?.(notice);
@@ -105,7 +105,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
     plan = await planSeries(input);
   }
   const measured = built?.proofs.map((proofs, i) => measuredVars(proofs, built.reports[i]!.sizes ?? [], configLine(built.config), built.compilerVersion ?? built.compiler));
-  const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log }) : undefined;
+  const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log, progress: opts.measure.progress }) : undefined;
   // What the measured objects cost in all, for the cover letter of the series that holds these patches.
   const total = (of: (TemplateVars | false)[]): TemplateVars | false => {
     if (!built) return false;
@@ -167,13 +167,13 @@ const REASON_TEXT: Record<string, string> = {
 };
 
 /** Each candidate's hits in a boot of the base (measured, or read from kseries' cache). */
-async function runtimeEvidence(tree: KernelTree, base: string, how: { config: string; workload: string; candidates: MeasuredKinds }, env: NodeJS.ProcessEnv | undefined, log?: (line: string) => void): Promise<RuntimeEvidence> {
+async function runtimeEvidence(tree: KernelTree, base: string, how: { config: string; workload: string; candidates: MeasuredKinds }, build: BuildOptions, log?: (line: string) => void): Promise<RuntimeEvidence> {
   log?.(`measuring how often each candidate's test runs: ${how.config} kernel, ${how.workload} workload`);
-  const m = await measure({ tree, rev: base, config: how.config, workload: how.workload, candidates: how.candidates, env, log });
+  const m = await measure({ tree, rev: base, config: how.config, workload: how.workload, candidates: how.candidates, env: build.env, progress: build.progress, log });
   if (m.problems.length > 0) log?.(`the measurement boot had problems: ${m.problems.join('; ')} (console log: ${m.boot.consoleLog})`);
   const byFlag = new Map(m.candidates.map((c) => [`${c.file}:${c.variable}`, c]));
   return {
-    config: m.config,
+    config: m.kernel,
     workload: m.workload,
     accel: m.accel,
     of(file, variable) {

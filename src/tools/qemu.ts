@@ -14,6 +14,8 @@ export interface QemuBoot {
   cpu: string;
   memoryMiB: number;
   timeoutMs: number;
+  /** Sees the serial console as it arrives. */
+  onConsole?: (chunk: Buffer) => void;
 }
 
 /**
@@ -25,7 +27,7 @@ export function runQemu(b: QemuBoot): Promise<RunResult> {
     ...b.accelArgs, '-cpu', b.cpu, '-m', String(b.memoryMiB), '-nodefaults', '-nographic', '-no-reboot',
     '-serial', 'stdio', '-kernel', b.bzImage, '-initrd', b.initrd, '-append', b.cmdline.join(' '),
   ];
-  return runRaw('qemu-system-x86_64', args, { cwd: path.dirname(b.bzImage), timeoutMs: b.timeoutMs });
+  return runRaw('qemu-system-x86_64', args, { cwd: path.dirname(b.bzImage), timeoutMs: b.timeoutMs, onStdout: b.onConsole });
 }
 
 /** `usr/gen_init_cpio LIST` of a kernel build: the newc archive the list describes. */

@@ -14,6 +14,8 @@ export interface RunOptions {
   okCodes?: number[];
   /** Kill the program (SIGKILL) after this many milliseconds; it then exits with code 137. */
   timeoutMs?: number;
+  /** Sees stdout as it arrives (a guest's console, to tell how far it got). */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface RunResult {
@@ -53,7 +55,10 @@ export function runBytes(program: string, args: readonly string[], opts: RunOpti
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
-    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stdout.on('data', (b: Buffer) => {
+      out.push(b);
+      opts.onStdout?.(b);
+    });
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') {

@@ -77,6 +77,20 @@ export async function worktreeAt(tree: KernelTree, commit: string, name = 'workt
 }
 
 /**
+ * Remove kseries' worktrees of these names, and folders of its cache (relative paths), that an older kseries made and
+ * this one no longer uses (they hold a whole tree, or a kernel build, each).
+ */
+export async function retire(tree: KernelTree, worktrees: string[], cached: string[], env?: NodeJS.ProcessEnv): Promise<void> {
+  for (const name of worktrees) {
+    const dir = path.join(kseriesDir(tree), name);
+    if (!fs.existsSync(dir)) continue;
+    fs.rmSync(dir, { recursive: true, force: true });
+    await gitRaw(tree.root, ['worktree', 'prune']);
+  }
+  for (const rel of cached) fs.rmSync(path.join(cacheDir(env), rel), { recursive: true, force: true });
+}
+
+/**
  * A plain source folder in kseries' cache holding `commit` of the tree, shared by every tree and clone that has that
  * commit, with its own index (`<slot>.index`): only files that differ from what it held are rewritten, so a build
  * directory that follows it rebuilds only what changed, whichever clone asked. The caller holds sourceLock(slot).

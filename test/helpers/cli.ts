@@ -53,3 +53,11 @@ export async function withOnlyGit<T>(fn: (env: NodeJS.ProcessEnv) => Promise<T>)
     fs.rmSync(bin, { recursive: true, force: true });
   }
 }
+
+/** stderr without the progress lines of long steps (kernel builds, boots), which end in their time: ", 12s", "done in 1m02s". */
+export function withoutProgress(err: string): string {
+  return err
+    .split('\n')
+    .filter((l) => !/: (?:.*, )?(?:done in )?\d+(?:m\d\d)?s$/.test(l))
+    .join('\n');
+}

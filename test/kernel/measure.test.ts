@@ -1,4 +1,5 @@
-// Runtime evidence on the real 6.12 tree: the minimal kernel boots under QEMU and counts the tests of the candidates;
+// Runtime evidence on the real 6.12 tree: the minimal+lockdep kernel boots under QEMU and counts the tests of the auto
+// flags (the kernel npm start measures in, test/helpers/kernels.ts);
 // a series whose static-key writer runs under a spinlock fails its boot with the might_sleep report quoted.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
 import type { MeasureReport } from '../../src/measure/measure.js';
 import type { KernelTree } from '../../src/tree/tree.js';
+import { MEASURED } from '../helpers/kernels.js';
 import { cli, FIXTURE_RECIPES, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
@@ -19,12 +21,12 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
-test('measure boots the minimal kernel under QEMU and counts at least one flag at a nonzero rate; what is not built is never a zero', async () => {
-  const r = await run('measure', '--fresh', '--json');
+test('measure boots the minimal+lockdep kernel under QEMU and counts at least one flag at a nonzero rate; what is not built is never a zero', async () => {
+  const r = await run('measure', ...MEASURED, '--fresh', '--json');
   expect(r.code, r.err).toBe(0);
   const m = JSON.parse(r.out) as MeasureReport;
   console.log(`measure: ${m.accel} (${m.accelWhy}); boot ${m.boot.seconds} s, workload ${m.boot.workloadSeconds} s; ${m.candidates.filter((c) => c.hits).length} of ${m.candidates.length} measured`);
-  expect(m).toMatchObject({ config: 'minimal', workload: 'default', problems: [], cached: false });
+  expect(m).toMatchObject({ config: 'minimal', kernel: 'minimal+lockdep', candidatesMeasured: 'auto', workload: 'default', problems: [], cached: false });
   expect(m.boot).toMatchObject({ reachedInit: true, finished: true, workloadStatus: 0, timedOut: false });
   expect(fs.readFileSync(m.boot.consoleLog, 'utf8')).toContain('@@kseries done');
   expect(['kvm', 'tcg']).toContain(m.accel);
@@ -34,21 +36,21 @@ test('measure boots the minimal kernel under QEMU and counts at least one flag a
     if (c.hits) {
       expect(c.notMeasured).toBeUndefined();
       expect(c.sites.filter((s) => !s.notMeasured).length).toBeGreaterThan(0);
-      expect(c.hits).toMatchObject({ workload: 'default', config: 'minimal' });
+      expect(c.hits).toMatchObject({ workload: 'default', config: 'minimal+lockdep' });
     } else {
       expect(c.notMeasured).toMatch(/\S/);
     }
   }
-  const notBuilt = m.candidates.filter((c) => /not built in minimal/.test(c.notMeasured ?? ''));
+  const notBuilt = m.candidates.filter((c) => /not built in minimal\+lockdep/.test(c.notMeasured ?? ''));
   expect(notBuilt.length).toBeGreaterThan(0);
   expect(notBuilt.every((c) => c.hits === undefined)).toBe(true);
 
   // The same boot, read again from the cache, gives scan --measure its hits.
-  const s = await run('scan', 'static-keys', '--path', path.dirname(hot[0]!.file), '--measure', '--json');
+  const s = await run('scan', 'static-keys', '--path', path.dirname(hot[0]!.file), '--measure', ...MEASURED, '--json');
   expect(s.code, s.err).toBe(0);
   const found = (JSON.parse(s.out).candidates as { file: string; variable: string; hits?: unknown }[]).find((c) => c.file === hot[0]!.file && c.variable === hot[0]!.variable);
   expect(found?.hits).toEqual(hot[0]!.hits);
-}, 45 * 60 * 1000); // from an empty cache it first builds the minimal kernel with every candidate's object
+});
 
 test('a series whose static-key writer holds a spinlock fails its lockdep boot, with the report quoted', async () => {
   const g = await run('generate', 'planted-spinlock-key', '--json');

@@ -9,6 +9,7 @@ import type { MeasureReport } from '../../src/measure/measure.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import { cacheDir } from '../../src/tree/paths.js';
 import { expectConfigAsBuilt, expectHintsAsInDiff, expectNamesTouched, expectOneTree, expectSizesAsBuilt, readMail } from '../helpers/maintainer-read.js';
+import { MEASURED } from '../helpers/kernels.js';
 import { cli, git, userTree } from '../helpers/tree.js';
 
 /** The defconfig build directory check used last (kseries' cache, per tree). */
@@ -27,7 +28,7 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
   expect(r.code, r.err).toBe(0);
   // The demo flags are the hottest auto flags of the measured minimal kernel that were tested at all, less those the
   // draft's object code refuted (generate says which and plans again without them).
-  const m = JSON.parse((await cli(['--tree', tree.root, 'measure', '--candidates', 'auto', '--json'])).out) as MeasureReport;
+  const m = JSON.parse((await cli(['--tree', tree.root, 'measure', ...MEASURED, '--json'])).out) as MeasureReport;
   expect(m.cached).toBe(true);
   const refuted = new Set([...r.err.matchAll(/the draft's object code refutes (.*): planning again/g)].flatMap((x) => x[1]!.split(', ').map((claim) => claim.split(' ')[0]!)));
   const hottest = m.candidates

@@ -11,6 +11,7 @@ import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { forgetSeries } from '../helpers/series.js';
 import { snapshot, type Snapshot } from '../helpers/snapshot.js';
+import { withoutProgress } from '../helpers/cli.js';
 import { amTree, cli, git, userTree } from '../helpers/tree.js';
 
 const series = 'static-key-cgroup_memory_nobpf';
@@ -34,7 +35,7 @@ afterAll(() => {
 test('generate builds a draft and commits one signed-off patch with its figures on kseries/<series>/v1', async () => {
   const r = await run('generate', 'static-key', '--set', 'file=mm/memcontrol.c', '--set', 'flag=cgroup_memory_nobpf', '--json');
   // The recipe proves its conversion, so a draft is built first for the figures of the commit message.
-  expect(r.err).toBe('making a draft of 1 patch to build it (defconfig) to measure the object code');
+  expect(withoutProgress(r.err)).toBe('making a draft of 1 patch to build it (defconfig) to measure the object code');
   expect(r.code).toBe(0);
   const j = JSON.parse(r.out);
   expect(j).toMatchObject({ series, version: 1, branch: `kseries/${series}/v1`, unchanged: false });

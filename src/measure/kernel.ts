@@ -1,0 +1,78 @@
+// The one kernel kseries boots: `minimal` (tinyconfig + kvm_guest.config + what a boot and the workloads need; or
+// defconfig, or a .config file) with lockdep, might_sleep and the static-key-before-init check on, and the objects of
+// the static-key candidates it measures (the auto flags by default). measure counts in it at a commit; check boots a
+// series in it at the series' tip, from the same source folder and build directory, so a series rebuilds only what it
+// changes. One configuration for both, whichever runs first: nothing a later run asks for switches on a symbol that
+// rebuilds the kernel.
+import fs from 'node:fs';
+import path from 'node:path';
+import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS, objectPlans, type ObjectPlan } from '../boot/config.js';
+import { KernelBuild } from '../build/builder.js';
+import { setSymbols } from '../build/kbuild.js';
+import type { OnProgress } from '../progress.js';
+import type { FlagCandidate } from '../recipes/static-key/scan.js';
+import { scanStaticKeys } from '../scan/static-keys.js';
+import { readAtCommit } from '../tools/git.js';
+import type { KernelTree } from '../tree/tree.js';
+import { retire, sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
+
+/**
+ * Which candidates the kernel is built to measure: `auto` (what `generate static-keys` converts unless told otherwise,
+ * and what check boots series in) or `all` (auto and manual: a bigger kernel, in a build directory of its own).
+ */
+export type MeasuredKinds = 'auto' | 'all';
+
+export interface BootKernelOptions {
+  /** minimal, defconfig or a .config file. */
+  config: string;
+  candidates: MeasuredKinds;
+  env?: NodeJS.ProcessEnv;
+  progress?: OnProgress;
+  /** Build under bubblewrap (a series someone else wrote): a build directory of its own, never shared. */
+  sandbox?: boolean;
+  /** Objects to build beyond the candidates' (the files a series changes). */
+  also?: string[];
+}
+
+export interface BootKernel {
+  build: KernelBuild;
+  /** "minimal+lockdep": how reports and messages name the kernel. */
+  label: string;
+  /** The candidates measured in it, at the commit the kernel's configuration was made for. */
+  candidates: FlagCandidate[];
+  /** Where each candidate's object stands in the configuration. */
+  plans: ObjectPlan[];
+  /** Symbols asked for that stayed off, with why. */
+  off: Map<string, string>;
+}
+
+/** "minimal+lockdep", "defconfig+lockdep", "my.config+lockdep". */
+export function bootKernelLabel(config: string): string {
+  return `${config === 'minimal' || config === 'defconfig' ? config : path.basename(config)}+lockdep`;
+}
+
+/**
+ * With the shared source folder at `commit` and the boot kernel configured for it (not built: `work` builds what it
+ * needs), under the folder's lock. The candidates are those of `candidatesAt` (default `commit`): check passes the
+ * series' base, so the kernel it boots a series in has the configuration measure made at that base.
+ */
+export async function withBootKernel<T>(tree: KernelTree, commit: string, opts: BootKernelOptions & { candidatesAt?: string }, work: (k: BootKernel) => Promise<T>): Promise<T> {
+  const at = opts.candidatesAt ?? commit;
+  const kinds = opts.candidates;
+  const candidates = (await scanStaticKeys(tree, [], at, opts.env)).filter((c) => (kinds === 'auto' ? c.verdict === 'auto' : c.verdict !== 'reject') && c.file.endsWith('.c'));
+  return withLockFile(sourceLock('boot', opts.env), async () => {
+    // Before measure and check shared one kernel, check's had a source folder and a build directory of its own.
+    await retire(tree, [], ['sources/boot-series', 'sources/boot-series.index', 'build/shared/minimal-boot', 'build/shared/minimal-boot-auto'], opts.env);
+    const source = await sourceAt(tree, commit, 'boot', opts.env);
+    const build = new KernelBuild(tree, source, { config: opts.config, flavour: kinds === 'all' ? 'lockdep-all' : 'lockdep', distcc: false, sandbox: opts.sandbox, env: opts.env, progress: opts.progress });
+    const always = [...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...CHECK_SYMBOLS];
+    await build.configure(always, commit, BOOT_OFF);
+    const read = (f: string) => readAtCommit(tree.root, commit, f);
+    const base = setSymbols(fs.readFileSync(path.join(build.buildDir, '.config'), 'utf8'));
+    const plans = await objectPlans(candidates.map((c) => c.file.replace(/\.c$/, '.o')), read, base);
+    const extra = opts.config === 'minimal' ? plans.filter((p) => !p.leftOff).flatMap((p) => p.symbols) : [];
+    for (const o of opts.also ?? []) extra.push(...((await build.symbolsFor(o, read)) ?? []));
+    const off = await build.configure([...always, ...new Set(extra)], commit, BOOT_OFF);
+    return work({ build, label: bootKernelLabel(opts.config), candidates, plans, off });
+  });
+}
