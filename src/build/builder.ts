@@ -103,8 +103,9 @@ export class KernelBuild {
 
   /** The text of the build directory's .config, made first (defconfig, allmodconfig, or the given file) when missing. */
   private async baseConfig(): Promise<string> {
-    fs.mkdirSync(this.buildDir, { recursive: true });
     const configFile = path.join(this.buildDir, '.config');
+    if (!fs.existsSync(configFile)) this.seedSandbox();
+    fs.mkdirSync(this.buildDir, { recursive: true });
     if (!fs.existsSync(configFile)) {
       const targets = CONFIG_TARGETS[this.opts.config];
       if (targets) for (const t of targets) await this.mustMake([t]);
@@ -143,6 +144,18 @@ export class KernelBuild {
     for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
     await withProgress(`preparing ${this.buildDir}`, this.opts.progress, buildSample(this.buildDir), () => this.mustMake(['prepare']));
     return off;
+  }
+
+  /**
+   * A new sandboxed build directory starts as a copy of kseries' own one of the same tree and config, when there is
+   * one: configured, prepared (host programs, objtool) and with what it compiled, so the sandbox compiles only what the
+   * series changes. Only ever in this direction: nothing a sandboxed build writes reaches a trusted one.
+   */
+  private seedSandbox(): void {
+    const trusted = this.buildDir.replace(/-sandboxed$/, '');
+    if (!this.opts.sandbox || trusted === this.buildDir || !fs.existsSync(path.join(trusted, '.config'))) return;
+    fs.rmSync(this.buildDir, { recursive: true, force: true });
+    fs.cpSync(trusted, this.buildDir, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
   }
 
   /**

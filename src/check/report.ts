@@ -38,6 +38,8 @@ export interface CheckReport {
   /** The .config the patches were built with, against its base (when anything was built). */
   configAsBuilt?: ConfigAsBuilt;
   compiler: string;
+  /** When the same trees and configuration built clean and proved before (ISO time): those builds, kept. */
+  buildsKeptFrom?: string;
   patches: PatchReport[];
   /** Problems of the series as a whole (cover letter, length, repeated subjects). */
   problems: Problem[];
@@ -82,7 +84,7 @@ export function formatReport(r: CheckReport): string {
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   for (const w of r.identity ?? []) out.push(`warning: ${w}`);
-  if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}`);
+  if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}${kept(r.buildsKeptFrom)}`);
   if (r.kunit) out.push('', ...formatKunit(r.kunit));
   if (r.boot) out.push('', ...formatBoot(r.boot));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);

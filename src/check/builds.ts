@@ -1,0 +1,197 @@
+// The builds of a range, patch by patch: the base, then each patch's touched objects (and a sample of a header's
+// dependents) in one build directory, the new warnings against the step before, and the object-code proofs the
+// registered provers make of what a patch converts. A range that built clean and proved is kept by its trees.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { KernelBuild, type BuildOptions, type ConfigAsBuilt } from '../build/builder.js';
+import { newWarnings, type CompilerMessage } from '../build/kbuild.js';
+import { codeDigest, keptResult } from '../kept.js';
+import type { ObjectCode } from '../object-code/parse.js';
+import { sectionTotals } from '../object-code/sizes.js';
+import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
+import { gitRaw, readAtCommit } from '../tools/git.js';
+import type { KernelTree } from '../tree/tree.js';
+import { withLock, worktreeAt } from '../tree/worktree.js';
+import type { Commit } from './commits.js';
+import { registeredProvers } from './proofs/registry.js';
+import type { ObjectAround, ObjectProof } from './proofs/types.js';
+import type { BuildReport } from './report.js';
+
+/** Dependents of a changed header built by default. */
+export const HEADER_SAMPLE = 3;
+
+export type OnStep = (index: number, step: 'build' | 'checkpatch' | 'rules', state: 'start' | 'done', detail?: string) => void;
+
+export interface BuiltRange {
+  reports: BuildReport[];
+  /** When the same trees and configuration were built and proved clean (ISO time): those results, kept. */
+  keptFrom?: string;
+  proofs: ObjectProof[][];
+  compiler: string;
+  compilerVersion?: string;
+  /** The .config as built, against its base. */
+  config: ConfigAsBuilt;
+}
+
+/**
+ * Build the base, then each patch in order, compiling the objects it touches (and a sample of header dependents).
+ * Objects a recipe proves something about are read after every step, so each proof compares the patch's code with
+ * the code of the step before it.
+ */
+export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: string; tip: string; full: boolean }, commits: Commit[], mails: string[], step: OnStep): Promise<BuiltRange> {
+  const { tree } = opts;
+  return withLock(tree, async () => {
+    const source = await worktreeAt(tree, opts.base);
+    const build = new KernelBuild(tree, source, opts);
+    const plans: { objects: string[]; note?: string }[] = [];
+    for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
+    const objects = [...new Set(plans.flatMap((p) => p.objects))];
+    const symbols = new Map<string, string[] | undefined>();
+    for (const o of objects) symbols.set(o, await build.symbolsFor(o, (f) => readAtCommit(tree.root, opts.tip, f)));
+    const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
+    const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
+    const config = await build.configAsBuilt();
+    // What decides the builds and proofs: the trees, what each patch builds, the .config, the compiler and kseries'
+    // code. A range that built clean and proved is kept, so check after generate (the same trees) builds nothing.
+    const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
+    const key = {
+      base: await treeOf(opts.base),
+      trees: await Promise.all(commits.map((c) => treeOf(c.sha))),
+      plans,
+      config: createHash('sha1').update(fs.readFileSync(path.join(build.buildDir, '.config'))).digest('hex'),
+      compiler: build.compilerVersion,
+      code: codeDigest(['build', 'check', 'check/proofs', 'object-code', 'kprobe', 'recipes', 'recipes/static-key']),
+    };
+    const planned: PlannedRange = { tree, base: opts.base, source, build, commits, mails, plans, objects, reasonFor, config, step };
+    const kept = await keptResult('builds', key, () => buildEach(planned), (r) => r.reports.every((x) => x.status !== 'failed') && r.proofs.flat().every((x) => x.ok), opts.env);
+    if (kept.keptFrom) {
+      for (const [i, r] of kept.value.reports.entries()) step(i + 1, 'build', 'done', `${r.status} (kept)`);
+      return { ...kept.value, keptFrom: kept.keptFrom };
+    }
+    return kept.value;
+  });
+}
+
+/** A range whose build directory is configured: what each patch builds, and why an object cannot be. */
+interface PlannedRange {
+  tree: KernelTree;
+  base: string;
+  /** kseries' worktree, at the base. */
+  source: string;
+  build: KernelBuild;
+  commits: Commit[];
+  mails: string[];
+  plans: { objects: string[]; note?: string }[];
+  /** Every object some patch builds. */
+  objects: string[];
+  reasonFor: (object: string) => string | undefined;
+  config: ConfigAsBuilt;
+  step: OnStep;
+}
+
+async function buildEach({ tree, base, source, build, commits, mails, plans, objects, reasonFor, config, step }: PlannedRange): Promise<BuiltRange> {
+  // Each registered prover decides from a patch whether it has something to prove, and in which objects.
+  const provers = registeredProvers();
+  const wanted = mails.map((m) => provers.map((v) => ({ asRun: v.readsFinal === true, objects: v.objectsToProve(m) })));
+  const toProve = wanted.map((w) => w.flatMap((x) => x.objects));
+  const proved = new Set(toProve.flat());
+  const asRun = new Set(wanted.flat().flatMap((x) => (x.asRun ? x.objects : [])));
+  const contents = [...new Set(provers.flatMap((v) => v.contents ?? []))];
+  const code = new Map<string, ObjectCode>();
+  const objectFile = (o: string) => path.join(build.buildDir, o);
+  const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
+
+  const last = new Map<string, CompilerMessage[]>();
+  const atBase = [];
+  for (const o of objects) if (!reasonFor(o) && (await exists(tree, base, o))) atBase.push(o);
+  for (const r of await build.compileMany(atBase)) {
+    last.set(r.object, r.messages);
+    if (r.ok && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
+  }
+  const reports: BuildReport[] = [];
+  const proofs: ObjectProof[][] = [];
+  for (const [i, c] of commits.entries()) {
+    const plan = plans[i]!;
+    proofs.push([]);
+    if (plan.objects.length === 0) {
+      reports.push(skipped('touches no C or assembly file'));
+      continue;
+    }
+    step(i + 1, 'build', 'start', plan.objects.join(' '));
+    await gitRaw(source, ['checkout', '-q', '--detach', c.sha]);
+    const report: BuildReport = { status: 'ok', objects: [], errors: [], newWarnings: [], notBuilt: [], note: plan.note };
+    for (const o of plan.objects) {
+      const reason = reasonFor(o);
+      if (reason) report.notBuilt.push({ object: o, reason });
+      else report.objects.push(o);
+    }
+    const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
+    for (const r of await build.compileMany(report.objects)) {
+      const o = r.object;
+      if (!r.ok) {
+        report.status = 'failed';
+        const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
+        report.errors.push(...(errors.length ? errors : [`${o}: make failed`]));
+      }
+      report.newWarnings.push(...newWarnings(last.get(o) ?? [], r.messages).map((w) => w.text));
+      last.set(o, r.messages);
+      if (!r.ok || !proved.has(o)) continue;
+      const compiled = await readObjectCode(objectFile(o), { contents });
+      if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
+      const before = code.get(o) && sectionTotals(code.get(o)!);
+      const after = sectionTotals(compiled);
+      if (before && after) (report.sizes ??= []).push({ object: o, before, after });
+      code.set(o, compiled);
+    }
+    if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
+    if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
+    step(i + 1, 'build', 'done', report.status);
+    reports.push(report);
+  }
+  return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
+}
+
+/** The objects a commit's changes ask to build: its .c/.S files, and for each header a sample of its dependents. */
+async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: KernelBuild): Promise<{ objects: string[]; note?: string }> {
+  const objects = new Set<string>();
+  const notes: string[] = [];
+  for (const { status, file } of c.files) {
+    if (status.startsWith('D')) continue;
+    if (/\.[cS]$/.test(file)) objects.add(file.replace(/\.[cS]$/, '.o'));
+    if (file.endsWith('.h')) {
+      const dependents = [...new Set([...build.objectsDependingOn(file), ...(await headerIncluders(tree, c.sha, file))])];
+      const chosen = full ? dependents : dependents.slice(0, HEADER_SAMPLE);
+      chosen.forEach((d) => objects.add(d));
+      if (chosen.length < dependents.length) notes.push(`${file}: built ${chosen.length} of ${dependents.length} dependents (--full builds all)`);
+    }
+  }
+  return { objects: [...objects].sort(), note: notes.join('; ') || undefined };
+}
+
+/**
+ * .c files that include a header directly: `<linux/x.h>` for include/ and arch/x86/include/, `"x.h"` beside it.
+ * Other architectures' files are left out: this build is x86-64.
+ */
+async function headerIncluders(tree: KernelTree, commit: string, header: string): Promise<string[]> {
+  const m = /^(?:arch\/x86\/)?include\/(?:uapi\/)?(.+)$/.exec(header);
+  const pattern = m ? `#include <${m[1]}>` : `#include "${path.posix.basename(header)}"`;
+  const where = m ? ['*.c'] : [`${path.posix.dirname(header)}/*.c`];
+  const out = await gitRaw(tree.root, ['grep', '-l', '-F', pattern, commit, '--', ...where]).catch(() => '');
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.slice(commit.length + 1))
+    .filter((f) => !f.startsWith('arch/') || f.startsWith('arch/x86/'))
+    .map((f) => f.replace(/\.c$/, '.o'))
+    .sort();
+}
+
+async function exists(tree: KernelTree, commit: string, object: string): Promise<boolean> {
+  const base = object.replace(/\.o$/, '');
+  return (await readAtCommit(tree.root, commit, `${base}.c`)) !== undefined || (await readAtCommit(tree.root, commit, `${base}.S`)) !== undefined;
+}
+
+export function skipped(note: string): BuildReport {
+  return { status: 'skipped', objects: [], errors: [], newWarnings: [], notBuilt: [], note };
+}
