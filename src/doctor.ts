@@ -11,6 +11,8 @@ export interface Requirement {
   /** The Debian package that provides it. */
   package: string;
   present: boolean;
+  /** kseries works without it (and says which path ran); `--install` and npm start install it too. */
+  optional?: boolean;
 }
 
 const PROGRAMS: [program: string, pkg: string, why: string][] = [
@@ -30,6 +32,9 @@ const PROGRAMS: [program: string, pkg: string, why: string][] = [
   ['bwrap', 'bubblewrap', 'review: building code someone else wrote in a sandbox'],
 ];
 
+/** What kseries uses when it is there: ccache, for objects compiled from the same text again (warm runs, check after generate). */
+const OPTIONAL: [program: string, pkg: string, why: string][] = [['ccache', 'ccache', 'kernel builds recompile nothing they compiled before']];
+
 const HEADERS: [file: string, pkg: string, why: string][] = [
   ['/usr/include/libelf.h', 'libelf-dev', 'objtool in kernel builds'],
   ['/usr/include/openssl/opensslv.h', 'libssl-dev', 'kernel builds (certificates, signing)'],
@@ -45,6 +50,7 @@ export async function checkRequirements(env: NodeJS.ProcessEnv = process.env): P
   reqs.push({ what: 'Mail::Address (git send-email parses addresses with it)', package: 'libmailtools-perl', present: await hasPerlModule('Mail::Address') });
   for (const [file, pkg, why] of HEADERS) reqs.push({ what: `${path.basename(file)} (${why})`, package: pkg, present: fs.existsSync(file) });
   reqs.push({ what: `a static busybox at ${busyboxPath(env)} (the initramfs of measure and boot checks)`, package: 'busybox-static', present: isStaticElf(busyboxPath(env)) });
+  for (const [program, pkg, why] of OPTIONAL) reqs.push({ what: `${program} (${why})`, package: pkg, present: onPath(program, env), optional: true });
   return reqs;
 }
 
@@ -58,8 +64,9 @@ async function hasPerlModule(module: string): Promise<boolean> {
   return !!res && res.code === 0;
 }
 
-export function missingPackages(reqs: Requirement[]): string[] {
-  return [...new Set(reqs.filter((r) => !r.present).map((r) => r.package))];
+/** The packages of what is missing; with `optional`, of what kseries would use too. */
+export function missingPackages(reqs: Requirement[], opts: { optional?: boolean } = {}): string[] {
+  return [...new Set(reqs.filter((r) => !r.present && (opts.optional || !r.optional)).map((r) => r.package))];
 }
 
 /** apt-get update, then install the packages (root only). */

@@ -29,19 +29,21 @@ export interface Kept<T> {
   keptFrom?: string;
 }
 
+export interface KeptOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Do the work again even when a result is kept (and keep the new one). */
+  fresh?: boolean;
+}
+
 /**
  * The result of `compute` for `key` (JSON: what decides the result), kept under `<cache>/results/<kind>/`. A kept one
  * is returned with when it was made; otherwise `compute` runs, and its result is kept when `trust(result)`.
  */
-export async function keptResult<T>(kind: string, key: unknown, compute: () => Promise<T>, trust: (value: T) => boolean, env?: NodeJS.ProcessEnv): Promise<Kept<T>> {
+export async function keptResult<T>(kind: string, key: unknown, compute: () => Promise<T>, trust: (value: T) => boolean, opts: KeptOptions = {}): Promise<Kept<T>> {
   const digest = createHash('sha1').update(JSON.stringify(key)).digest('hex');
-  const file = path.join(cacheDir(env), 'results', kind, `${digest}.json`);
-  try {
-    const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { at: string; value: T };
-    return { value: kept.value, keptFrom: kept.at };
-  } catch {
-    // not kept yet (or unreadable): made again below
-  }
+  const file = path.join(cacheDir(opts.env), 'results', kind, `${digest}.json`);
+  const kept = opts.fresh ? undefined : readKept<T>(file);
+  if (kept) return { value: kept.value, keptFrom: kept.at };
   const value = await compute();
   if (trust(value)) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -50,4 +52,12 @@ export async function keptResult<T>(kind: string, key: unknown, compute: () => P
     fs.renameSync(tmp, file);
   }
   return { value };
+}
+
+function readKept<T>(file: string): { at: string; value: T } | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as { at: string; value: T };
+  } catch {
+    return undefined; // not kept yet, or unreadable: made again
+  }
 }

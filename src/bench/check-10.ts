@@ -20,7 +20,8 @@ async function plan(tree: KernelTree, base: string, name: string): Promise<Serie
     patches.push({
       subject: `lib/${path.basename(file, '.c')}: Add a bench comment`,
       body: `Bench patch for kseries: appends one comment line to ${file}.`,
-      changes: [{ file, before, after: `${before.replace(/\n*$/, '\n')}\n/* kseries bench */\n` }],
+      // The run's own name in the comment: new trees every run, so check builds them and does not read a kept result.
+      changes: [{ file, before, after: `${before.replace(/\n*$/, '\n')}\n/* ${name} */\n` }],
     });
   }
   return { recipe: 'bench', name, params: {}, cover: { subject: 'lib: Bench series', body: 'Ten one-line patches.' }, patches };

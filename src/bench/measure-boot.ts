@@ -11,9 +11,10 @@ import { timed, type BenchResult } from './measure.js';
 
 export async function benchMeasure(tree: KernelTree): Promise<BenchResult[]> {
   const log = (l: string) => console.error(`measure: ${l}`);
-  // The first call builds the minimal kernel when it is not built yet; the second boots again with nothing to build.
-  await measure({ tree, config: 'minimal', workload: 'default', log });
-  const r = await measure({ tree, config: 'minimal', workload: 'default', fresh: true, log });
+  // The first call builds the boot kernel (the auto flags', as npm start measures) when it is not built yet; the second
+  // boots again with nothing to build.
+  await measure({ tree, config: 'minimal', workload: 'default', candidates: 'auto', log });
+  const r = await measure({ tree, config: 'minimal', workload: 'default', candidates: 'auto', fresh: true, log });
   const events = r.candidates.flatMap((c) => c.sites).filter((s) => s.event).length;
   const bzImage = path.join(r.buildDir, 'arch/x86/boot/bzImage');
   const accel = await chooseAccel(bzImage);
@@ -22,7 +23,7 @@ export async function benchMeasure(tree: KernelTree): Promise<BenchResult[]> {
   );
   return [
     {
-      name: `measure, minimal kernel, default workload, build excluded (${events} kprobe events, ${r.candidates.filter((c) => c.hits).length} candidates measured; ${r.accel.toUpperCase()}; workload ${r.boot.workloadSeconds} s with events, ${plain.value.workloadSeconds} s without)`,
+      name: `measure, ${r.kernel} kernel with the auto flags' objects, default workload, build excluded (${events} kprobe events, ${r.candidates.filter((c) => c.hits).length} candidates measured; ${r.accel.toUpperCase()}; workload ${r.boot.workloadSeconds} s with events, ${plain.value.workloadSeconds} s without)`,
       ours: r.seconds.sites + r.seconds.boot,
       peerName: 'the same QEMU boot and workload without kprobe events',
       peer: plain.seconds,

@@ -5,7 +5,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { compilerPath } from '../build/compiler.js';
 import { objectsToBuild, setSymbols } from '../build/kbuild.js';
+import { onPath } from '../tools/which.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { retire, withLock, worktreeAt } from '../tree/worktree.js';
 import { kunitBuild, kunitExec } from '../tools/kunit.js';
@@ -30,6 +32,8 @@ export interface KunitRun {
   /** The last lines kunit.py printed, when the run did not pass. */
   log?: string[];
   buildSeconds: number;
+  /** Which path compiled: gcc or ccache gcc. */
+  compiler?: string;
   runSeconds: number;
 }
 
@@ -68,9 +72,10 @@ export async function runKunitAt(
     const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
     const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
     const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
-    const built = await withProgress(`building the KUnit kernel of the ${slot}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t));
+    const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
+    const built = await withProgress(`building the KUnit kernel of the ${slot}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
     const buildSeconds = seconds(started);
-    const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds, runSeconds: 0 };
+    const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds, compiler: compiler.name, runSeconds: 0 };
     if (built.code !== 0) return { run: { ...empty, status: 'build-failed', log: tail(`${built.stdout}\n${built.stderr}`) }, buildDir };
     const accel = opts.accel ?? (await chooseAccel(path.join(buildDir, 'arch/x86/boot/bzImage'), opts.env));
     const json = `${buildDir}.${slot}.results.json`;

@@ -9,6 +9,8 @@ import { runMake, runMakeMerged, runScriptsConfig, type MakeOptions } from '../t
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
+import { compilerPath } from './compiler.js';
+import type { ConfigAsBuilt } from './config-line.js';
 import { configSymbolsFor, kconfigDepends, objectsToBuild, parseCompilerOutput, plainSymbols, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
@@ -29,18 +31,8 @@ export interface BuildOptions {
   sandbox?: boolean;
   /** Where the long steps (configuring, a whole kernel) report how far they got. */
   progress?: OnProgress;
-}
-
-/** What a build's .config is, against the base it was made from (KernelBuild.configAsBuilt). */
-export interface ConfigAsBuilt {
-  /** "x86_64 defconfig", or the user's file name. */
-  base: string;
-  /** Symbols kseries asked for that the .config sets and the base does not. */
-  on: string[];
-  /** How many more symbols the .config sets than the base (what those pulled in). */
-  pulledIn: number;
-  /** Symbols the base sets and the .config does not, and CONFIG_WERROR, which kseries always switches off. */
-  off: string[];
+  /** Build (and boot) again even when kseries kept the result of the same trees and configuration. */
+  fresh?: boolean;
 }
 
 export interface CompileResult {
@@ -125,8 +117,18 @@ export class KernelBuild {
     // a plain dependency gets that dependency switched on too, for a few rounds; what is still off then is reported
     // with its dependencies.
     const before = await this.baseConfig();
+    // The same request of the same .config under the same Kconfig files was configured before: nothing to do.
+    const memo = path.join(this.buildDir, '.kseries-configured.json');
+    const request = { config: createHash('sha1').update(before).digest('hex'), kconfig: await this.kconfigDigest(kconfigAt), disable: [...disable].sort() };
+    const known = readJson<typeof request & { asked: string[]; off: Record<string, string> }>(memo);
+    if (known && known.config === request.config && known.kconfig === request.kconfig && known.disable.join() === request.disable.join() && symbols.every((s) => known.asked.includes(s))) {
+      await this.prepare(before);
+      return new Map(Object.entries(known.off).filter(([s]) => symbols.includes(s)));
+    }
     let wanted = symbols.filter((s) => !isSet(before, s));
-    for (let round = 0; round < DEPENDENCY_ROUNDS; round++) {
+    // Nothing to switch: the .config stays as it is (Kbuild itself syncs it with a source whose Kconfig changed).
+    const settled = wanted.length === 0 && ![...disable, 'WERROR'].some((s) => isSet(before, s));
+    for (let round = 0; round < (settled ? 0 : DEPENDENCY_ROUNDS); round++) {
       await runScriptsConfig(this.source, configFile, ['--disable', 'WERROR', ...disable.flatMap((s) => ['--disable', s]), ...wanted.flatMap((s) => ['--enable', s])]);
       await this.mustMake(['olddefconfig']);
       const config = fs.readFileSync(configFile, 'utf8');
@@ -142,8 +144,29 @@ export class KernelBuild {
     this.recordRequested([...symbols, ...wanted]);
     const off = new Map<string, string>();
     for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
-    await withProgress(`preparing ${this.buildDir}`, this.opts.progress, buildSample(this.buildDir), () => this.mustMake(['prepare']));
+    await this.prepare(config);
+    const done = { ...request, config: createHash('sha1').update(config).digest('hex') };
+    fs.writeFileSync(memo, JSON.stringify({ ...done, asked: [...new Set([...symbols, ...(known?.config === done.config ? known.asked : [])])].sort(), off: { ...(known?.config === done.config ? known.off : {}), ...Object.fromEntries(off) } }));
     return off;
+  }
+
+  /** A digest of the Kconfig files at `commit` (their blob ids): what olddefconfig reads besides the .config. */
+  private async kconfigDigest(commit: string): Promise<string> {
+    const listing = await gitRaw(this.tree.root, ['ls-tree', '-r', commit]);
+    return createHash('sha1').update(listing.split('\n').filter((l) => /\/Kconfig[^/]*$|\tKconfig[^/]*$/.test(l)).join('\n')).digest('hex');
+  }
+
+  /**
+   * `make prepare`, unless this .config was prepared already (a stamp of its digest): a warm build directory skips a
+   * make of several seconds, and what it would check, the build of an object checks again anyway.
+   */
+  private async prepare(config: string): Promise<void> {
+    const stamp = path.join(this.buildDir, '.kseries-prepared');
+    const digest = createHash('sha1').update(config).digest('hex');
+    const done = fs.existsSync(path.join(this.buildDir, 'include/generated/autoconf.h')) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === digest;
+    if (done) return;
+    await withProgress(`preparing ${this.buildDir}`, this.opts.progress, buildSample(this.buildDir), () => this.mustMake(['prepare']));
+    fs.writeFileSync(stamp, digest);
   }
 
   /**
@@ -278,7 +301,17 @@ export class KernelBuild {
     }
   }
 
-  private async dependsOf(symbol: string, commit: string): Promise<{ file: string; deps: string[] } | undefined> {
+  /** Where `symbol` is defined at `commit` and what it depends on; asked once per build (configure asks again). */
+  private dependsOf(symbol: string, commit: string): Promise<{ file: string; deps: string[] } | undefined> {
+    const key = `${commit}\0${symbol}`;
+    let found = this.dependencies.get(key);
+    if (!found) this.dependencies.set(key, (found = this.findDepends(symbol, commit)));
+    return found;
+  }
+
+  private readonly dependencies = new Map<string, Promise<{ file: string; deps: string[] } | undefined>>();
+
+  private async findDepends(symbol: string, commit: string): Promise<{ file: string; deps: string[] } | undefined> {
     const hits = await gitRaw(this.tree.root, ['grep', '-l', '-E', `^\\s*(menu)?config ${symbol}\\s*$`, commit, '--', '*Kconfig*']).catch(() => '');
     for (const hit of hits.split('\n').filter(Boolean)) {
       const file = hit.slice(commit.length + 1);
@@ -294,28 +327,6 @@ export class KernelBuild {
     if (found.deps.length) return `CONFIG_${symbol} needs ${found.deps.join(' && ')} (${found.file})`;
     return `CONFIG_${symbol} could not be enabled (${found.file}: selected, or set by a choice)`;
   }
-}
-
-export interface CompilerPath {
-  /** CC for make; undefined for make's own gcc. */
-  cc?: string;
-  /** What the wrappers need in make's environment. */
-  env?: Record<string, string>;
-  /** Which path compiles, as reports say it. */
-  name: string;
-}
-
-/**
- * How objects get compiled, given which wrappers are in use. With both, make runs ccache, and ccache hands what it
- * does not have cached to distcc (CCACHE_PREFIX), so the name says both. The DISTCC_* and CCACHE_* settings of the
- * environment kseries was given reach the wrappers through make.
- */
-export function compilerPath(use: { ccache: boolean; distcc: boolean }, env: NodeJS.ProcessEnv): CompilerPath {
-  if (!use.ccache && !use.distcc) return { name: 'gcc' };
-  const settings = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(DISTCC|CCACHE)_/.test(e[0]) && e[1] !== undefined));
-  if (!use.distcc) return { cc: 'ccache gcc', env: settings, name: 'ccache gcc' };
-  if (!use.ccache) return { cc: 'distcc gcc', env: settings, name: 'distcc gcc' };
-  return { cc: 'ccache gcc', env: { ...settings, CCACHE_PREFIX: 'distcc' }, name: 'ccache + distcc gcc' };
 }
 
 /** The make targets that make each named config, in order (a config fragment target merges into the .config). */
@@ -341,20 +352,14 @@ function configFileHash(file: string): string {
   return createHash('sha1').update(text).digest('hex').slice(0, 12);
 }
 
-function isSet(config: string, symbol: string): boolean {
-  return new RegExp(`^CONFIG_${symbol}=[ym]$`, 'm').test(config);
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
 }
 
-/** "x86_64 defconfig plus CONFIG_MEMCG and CONFIG_SLAB_OBJ_EXT (and 2 symbols olddefconfig switched on with them), CONFIG_WERROR off" */
-export function configLine(c: ConfigAsBuilt): string {
-  const names = (list: string[]) => {
-    const full = list.map((s) => `CONFIG_${s}`);
-    return full.length <= 1 ? full.join('') : `${full.slice(0, -1).join(', ')} and ${full[full.length - 1]}`;
-  };
-  const symbols = (n: number) => `${n} symbol${n === 1 ? '' : 's'}`;
-  let line = c.base;
-  if (c.on.length) line += ` plus ${names(c.on)}`;
-  if (c.pulledIn) line += c.on.length ? ` (and ${symbols(c.pulledIn)} olddefconfig switched on with ${c.on.length === 1 ? 'it' : 'them'})` : ` plus ${symbols(c.pulledIn)} that earlier builds in its directory switched on`;
-  if (c.off.length) line += `, ${names(c.off)} off`;
-  return line;
+function isSet(config: string, symbol: string): boolean {
+  return new RegExp(`^CONFIG_${symbol}=[ym]$`, 'm').test(config);
 }

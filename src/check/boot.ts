@@ -53,7 +53,7 @@ export async function rangeAddsStaticKey(tree: KernelTree, base: string, tip: st
 export async function bootCheck(
   tree: KernelTree,
   range: { base: string; tip: string },
-  opts: { config: string; sandbox?: boolean; env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress },
+  opts: { config: string; sandbox?: boolean; env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress; fresh?: boolean },
 ): Promise<BootReport> {
   const log = opts.log ?? (() => {});
   const files = (await gitRaw(tree.root, ['diff', '--name-only', range.base, range.tip])).split('\n').filter((f) => f.endsWith('.c'));
@@ -84,7 +84,7 @@ export async function bootCheck(
       params,
       code: codeDigest(['boot', 'check/boot', 'check/toggles', 'check/writers']),
     };
-    const booted = await keptResult('boot', key, () => buildAndBoot(build, { label, params, workload, probes, writers, toggleNames, tip: range.tip }, opts), (r) => r.ok, opts.env);
+    const booted = await keptResult('boot', key, () => buildAndBoot(build, { label, params, workload, probes, writers, toggleNames, tip: range.tip }, opts), (r) => r.ok, { env: opts.env, fresh: opts.fresh });
     if (booted.keptFrom) log(`boot: the same tree, configuration and workload booted clean at ${booted.keptFrom}: kept`);
     return { ...booted.value, ...(booted.keptFrom ? { keptFrom: booted.keptFrom } : {}) };
   });

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KernelBuild, type BuildOptions, type ConfigAsBuilt } from '../build/builder.js';
+import { KernelBuild, type BuildOptions } from '../build/builder.js';
+import type { ConfigAsBuilt } from '../build/config-line.js';
 import { newWarnings, type CompilerMessage } from '../build/kbuild.js';
 import { codeDigest, keptResult } from '../kept.js';
 import type { ObjectCode } from '../object-code/parse.js';
@@ -25,7 +26,7 @@ export type OnStep = (index: number, step: 'build' | 'checkpatch' | 'rules', sta
 
 export interface BuiltRange {
   reports: BuildReport[];
-  /** When the same trees and configuration were built and proved clean (ISO time): those results, kept. */
+  /** When the same trees and configuration were built before (ISO time): those builds and proofs, kept. */
   keptFrom?: string;
   proofs: ObjectProof[][];
   compiler: string;
@@ -53,18 +54,20 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
     const config = await build.configAsBuilt();
     // What decides the builds and proofs: the trees, what each patch builds, the .config, the compiler and kseries'
-    // code. A range that built clean and proved is kept, so check after generate (the same trees) builds nothing.
+    // code. A range whose patches all built is kept, so check after generate (the same trees) builds nothing.
     const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
     const key = {
       base: await treeOf(opts.base),
       trees: await Promise.all(commits.map((c) => treeOf(c.sha))),
       plans,
       config: createHash('sha1').update(fs.readFileSync(path.join(build.buildDir, '.config'))).digest('hex'),
-      compiler: build.compilerVersion,
+      compiler: [build.compiler, build.compilerVersion],
       code: codeDigest(['build', 'check', 'check/proofs', 'object-code', 'kprobe', 'recipes', 'recipes/static-key']),
     };
     const planned: PlannedRange = { tree, base: opts.base, source, build, commits, mails, plans, objects, reasonFor, config, step };
-    const kept = await keptResult('builds', key, () => buildEach(planned), (r) => r.reports.every((x) => x.status !== 'failed') && r.proofs.flat().every((x) => x.ok), opts.env);
+    // A proof that fails is a fact of the code and kept with the rest; a build that fails may be the machine's (a
+    // killed make, a full disk), so it is done again.
+    const kept = await keptResult('builds', key, () => buildEach(planned), (r) => r.reports.every((x) => x.status !== 'failed'), { env: opts.env, fresh: opts.fresh });
     if (kept.keptFrom) {
       for (const [i, r] of kept.value.reports.entries()) step(i + 1, 'build', 'done', `${r.status} (kept)`);
       return { ...kept.value, keptFrom: kept.keptFrom };

@@ -83,10 +83,10 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   }
   const seriesProblems = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true);
   const identity = [...new Set(commits.flatMap((c) => checkIdentity(c)))];
-  const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log, progress: opts.progress }) : undefined;
+  const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log, progress: opts.progress, fresh: opts.fresh }) : undefined;
   const kunitFailed = kunit !== undefined && !kunit.ok;
   const boots = opts.build && opts.boot !== false && (await rangeAddsStaticKey(tree, opts.base, opts.tip));
-  const boot = boots ? await bootCheck(tree, opts, { config: opts.boot || 'minimal', sandbox: opts.sandbox, env: opts.env, log: opts.log, progress: opts.progress }) : undefined;
+  const boot = boots ? await bootCheck(tree, opts, { config: opts.boot || 'minimal', sandbox: opts.sandbox, env: opts.env, log: opts.log, progress: opts.progress, fresh: opts.fresh }) : undefined;
   const bootFailed = boot !== undefined && !boot.ok;
   const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || kunitFailed || bootFailed;
   return {

@@ -30,13 +30,13 @@ export async function kunitEvidence(
   tree: KernelTree,
   range: { base: string; tip: string },
   spec: KunitSpec,
-  opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress } = {},
+  opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress; fresh?: boolean } = {},
 ): Promise<KunitReport> {
   // What decides it: the two trees, the kunitconfig, and kseries' code that builds, boots, compares and counts. A
   // passing run of the same is kept, so check after generate (the same trees) and a repeated npm start reuse it.
   const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
   const key = { base: await treeOf(range.base), tip: await treeOf(range.tip), spec, code: codeDigest(['boot/kunit', 'check/kunit', 'tools/kunit', 'kprobe', 'object-code']) };
-  const kept = await keptResult('kunit', key, () => runBoth(tree, range, spec, opts), (r) => r.ok, opts.env);
+  const kept = await keptResult('kunit', key, () => runBoth(tree, range, spec, opts), (r) => r.ok, { env: opts.env, fresh: opts.fresh });
   if (kept.keptFrom) opts.log?.(`KUnit: the same base, series and kunitconfig passed at ${kept.keptFrom}: kept`);
   if (!kept.keptFrom) return kept.value;
   // Kept from a run of other commits with the same trees (generate's draft): the report names these commits.

@@ -1,5 +1,5 @@
 // What `kseries check` finds, in DESIGN's review contract (`patches`), plus series-level problems.
-import { configLine, type ConfigAsBuilt } from '../build/builder.js';
+import { configLine, type ConfigAsBuilt } from '../build/config-line.js';
 import { sizeLine, type ObjectSize } from '../object-code/sizes.js';
 import type { ObjectProof } from './proofs/types.js';
 import type { CheckpatchResult } from '../tools/kernel-scripts.js';
@@ -38,7 +38,7 @@ export interface CheckReport {
   /** The .config the patches were built with, against its base (when anything was built). */
   configAsBuilt?: ConfigAsBuilt;
   compiler: string;
-  /** When the same trees and configuration built clean and proved before (ISO time): those builds, kept. */
+  /** When the same trees and configuration were built before (ISO time): those builds and proofs, kept. */
   buildsKeptFrom?: string;
   patches: PatchReport[];
   /** Problems of the series as a whole (cover letter, length, repeated subjects). */
@@ -125,7 +125,7 @@ export function formatBoot(b: BootReport): string[] {
 /** KUnit on the base and the series, the accelerator and why, and the census of the series' test kernel. */
 export function formatKunit(k: KunitReport): string[] {
   const run = (what: string, x: KunitReport['base']) =>
-    `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s, run ${x.runSeconds} s)`;
+    `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s${x.compiler ? ` with ${x.compiler}` : ''}, run ${x.runSeconds} s)`;
   const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy})${kept(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
   if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
   for (const p of k.problems) out.push(`  error: ${p}`);

@@ -156,6 +156,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
         .option('kunit', { type: 'string', coerce: checks.kunit, describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
         .option('boot', { type: 'string', coerce: checks.boot, describe: 'a series that adds a static key boots in this config family + lockdep: minimal (default), defconfig or a .config file (--no-boot skips)' })
+        .option('fresh', { type: 'boolean', default: false, describe: 'build, boot and run KUnit again even where the same trees and configuration were checked before (their results are kept)' })
         .example('$0 check kprobe-post', 'per-patch builds, then KUnit on the base and the series under QEMU')
         .example('$0 check --range v6.12.117..my-branch --kunit lib/kunit/.kunitconfig', '')
         .example('$0 check static-key-cgroup_memory_nobpf', '')
@@ -174,6 +175,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           distcc: a.distcc === true,
           kunit: a.kunit === false ? false : (a.kunit as string | undefined),
           boot: a.boot === false ? false : ((a.boot as string | undefined) ?? 'minimal'),
+          fresh: a.fresh === true,
         }),
       ),
     )

@@ -28,6 +28,8 @@ export interface CheckArgs {
   kunit?: string | false;
   /** The boot config family of a static-key series' boot test; false: no boot. */
   boot?: string | false;
+  /** Build, boot and run KUnit again even when the same was checked before. */
+  fresh?: boolean;
 }
 
 export const REPORT_FILE = 'report.json';
@@ -66,6 +68,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     strict: a.strict,
     config: a.config,
     distcc: a.distcc,
+    fresh: a.fresh,
     env: io.env,
     onStep: view?.onStep,
     kunit: kunitSpec(io, g, a.kunit, recipe),

@@ -8,9 +8,10 @@ import { printJson, type GlobalOptions, type Io } from './io.js';
 export async function doctor(io: Io, g: GlobalOptions, install: boolean): Promise<number> {
   let reqs = await checkRequirements(io.env);
   let missing = missingPackages(reqs);
-  if (install && missing.length > 0) {
-    if (!isRoot()) throw new MissingToolError(`--install needs root to run apt-get`, `run: sudo apt-get install -y ${missing.join(' ')}`);
-    await installPackages(missing, (l) => io.err(l));
+  const wanted = missingPackages(reqs, { optional: true });
+  if (install && wanted.length > 0) {
+    if (!isRoot()) throw new MissingToolError(`--install needs root to run apt-get`, `run: sudo apt-get install -y ${wanted.join(' ')}`);
+    await installPackages(wanted, (l) => io.err(l));
     reqs = await checkRequirements(io.env);
     missing = missingPackages(reqs);
   }
@@ -21,7 +22,7 @@ export async function doctor(io: Io, g: GlobalOptions, install: boolean): Promis
   if (g.json) {
     printJson(io, { requirements: reqs, missingPackages: missing, tree });
   } else {
-    for (const r of reqs) io.out(`${r.present ? 'ok     ' : 'MISSING'} ${r.what}${r.present ? '' : ` — Debian package ${r.package}`}`);
+    for (const r of reqs) io.out(`${r.present ? 'ok     ' : r.optional ? 'absent ' : 'MISSING'} ${r.what}${r.present ? '' : ` — Debian package ${r.package}${r.optional ? ' (optional: kseries works without it)' : ''}`}`);
     io.out(`${tree.ok ? 'ok     ' : 'MISSING'} kernel tree: ${tree.detail}${tree.ok ? '' : ' — run: kseries tree init'}`);
     if (missing.length > 0) io.out(`\nto install: ${isRoot() ? '' : 'sudo '}apt-get install -y ${missing.join(' ')}   (or: kseries doctor --install)`);
   }

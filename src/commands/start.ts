@@ -54,11 +54,12 @@ async function demoParams(recipe: string, tree: KernelTree, io: Io): Promise<{ g
 const DEMO_AUTHOR = 'kseries demo <kseries-demo@example.org>';
 
 export async function start(io: Io, g: GlobalOptions): Promise<number> {
-  const missing = missingPackages(await checkRequirements(io.env));
-  if (missing.length > 0) {
-    if (!isRoot()) throw new MissingToolError(`missing Debian packages: ${missing.join(' ')}`, `run: sudo apt-get install -y ${missing.join(' ')}  then npm start again`);
-    await installPackages(missing, (l) => io.err(l));
-  }
+  const reqs = await checkRequirements(io.env);
+  const missing = missingPackages(reqs);
+  if (missing.length > 0 && !isRoot()) throw new MissingToolError(`missing Debian packages: ${missing.join(' ')}`, `run: sudo apt-get install -y ${missing.join(' ')}  then npm start again`);
+  // As root, what kseries would use (ccache) comes with what it needs.
+  const install = isRoot() ? missingPackages(reqs, { optional: true }) : [];
+  if (install.length > 0) await installPackages(install, (l) => io.err(l));
   const { tree } = await provisionTree({ cwd: io.cwd, tree: g.tree, env: io.env, log: (l) => io.err(l) });
   io.err(`tree: Linux ${tree.version} at ${tree.root}`);
   const from = await authorIdent(tree).catch(() => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckReport } from '../check/report.js';
-import { configLine } from '../build/builder.js';
+import { configLine } from '../build/config-line.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw } from '../tools/git.js';

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { configLine, type BuildOptions } from '../build/builder.js';
+import type { BuildOptions } from '../build/builder.js';
+import { configLine } from '../build/config-line.js';
 import { proveRange } from '../check/check.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
@@ -105,7 +106,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
     plan = await planSeries(input);
   }
   const measured = built?.proofs.map((proofs, i) => measuredVars(proofs, built.reports[i]!.sizes ?? [], configLine(built.config), built.compilerVersion ?? built.compiler));
-  const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log, progress: opts.measure.progress }) : undefined;
+  const evidence = kunit ? await kunitEvidence(tree, { base, tip: draft.tip }, kunit, { env: opts.measure.env, log: opts.log, progress: opts.measure.progress, fresh: opts.measure.fresh }) : undefined;
   // What the measured objects cost in all, for the cover letter of the series that holds these patches.
   const total = (of: (TemplateVars | false)[]): TemplateVars | false => {
     if (!built) return false;

@@ -18,9 +18,13 @@ function kunitArgs(t: KunitTree, action: 'build' | 'exec'): string[] {
   return [path.join(t.source, 'tools/testing/kunit/kunit.py'), action, '--arch=x86_64', `--kunitconfig=${t.kunitconfig}`, `--build_dir=${t.buildDir}`];
 }
 
-/** `kunit.py build`: .config from the kunitconfig, then the kernel (incremental in a kept build directory). */
-export function kunitBuild(t: KunitTree): Promise<RunResult> {
-  return runRaw('python3', [...kunitArgs(t, 'build'), `--jobs=${os.cpus().length}`], { cwd: t.source, env: PYTHON_ENV });
+/**
+ * `kunit.py build`: .config from the kunitconfig, then the kernel (incremental in a kept build directory); `cc` is
+ * make's compiler ("ccache gcc"), with what its wrapper needs in `env`.
+ */
+export function kunitBuild(t: KunitTree, compiler: { cc?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+  const make = compiler.cc ? [`--make_options=CC=${compiler.cc}`] : [];
+  return runRaw('python3', [...kunitArgs(t, 'build'), `--jobs=${os.cpus().length}`, ...make], { cwd: t.source, env: { ...PYTHON_ENV, ...compiler.env } });
 }
 
 /** `kunit.py exec`: boot the built kernel in QEMU and parse its KTAP into `json`; exit 1 when a test failed. */

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { compilerPath, KernelBuild } from '../../src/build/builder.js';
+import { KernelBuild } from '../../src/build/builder.js';
+import { compilerPath } from '../../src/build/compiler.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 
 const env = { PATH: '/usr/bin', CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8', HOME: '/root' };
@@ -18,6 +19,11 @@ test.each([
   ],
 ])('%j compiles as %j', (use, expected) => {
   expect(compilerPath(use, env)).toEqual(expected);
+});
+
+test("without CCACHE_DIR, ccache keeps its cache in kseries' own", () => {
+  expect(compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({ CCACHE_DIR: '/c/kseries/ccache' });
+  expect(compilerPath({ ccache: false, distcc: true }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({});
 });
 
 // The build finds ccache on the PATH it is given; distcc is asked for (--distcc) or implied by DISTCC_HOSTS.

@@ -1,6 +1,6 @@
 // The configuration a message names: the base, what kseries switched on, what came with it, and CONFIG_WERROR off.
 import { expect, test } from 'vitest';
-import { configLine } from '../../src/build/builder.js';
+import { configLine } from '../../src/build/config-line.js';
 
 test.each([
   [{ base: 'x86_64 defconfig', on: [], pulledIn: 0, off: ['WERROR'] }, 'x86_64 defconfig, CONFIG_WERROR off'],
