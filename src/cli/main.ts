@@ -201,7 +201,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     )
     .command('measure', 'boot the tree in QEMU and count how often each static-key candidate\'s test runs', (y: Argv) =>
       y
-        .option('config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'minimal (tinyconfig + kvm_guest.config + the candidates\' objects), defconfig, or a .config file' })
+        .option('config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'minimal (tinyconfig + kvm_guest.config + lockdep + the candidates\' objects: the kernel check boots series in), defconfig, or a .config file' })
         .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: `what the booted kernel runs: ${Object.values(WORKLOADS).map((w) => `${w.name} (${w.what})`).join('; ')}` })
         .option('rev', { type: 'string', coerce: checks.text('--rev'), describe: 'measure this commit (default HEAD)' })
         .option('fresh', { type: 'boolean', default: false, describe: 'boot again even when this commit, config and workload were measured before' })
