@@ -14,6 +14,7 @@ const tiers = asked.length ? TIERS.filter((t) => asked.includes(t)) : TIERS;
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
+const begun = Date.now();
 step('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 step('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
 const done = [];
@@ -23,12 +24,12 @@ for (const tier of tiers) {
   const r = spawnSync(bin('vitest'), ['run', '--project', tier, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], { cwd: root, stdio: 'inherit' });
   const seconds = (Date.now() - started) / 1000;
   const counts = fs.existsSync(json) ? JSON.parse(fs.readFileSync(json, 'utf8')) : {};
-  const line = `tier ${tier}: ${r.status === 0 ? 'passed' : 'FAILED'}, ${counts.numPassedTests ?? '?'} of ${counts.numTotalTests ?? '?'} tests in ${counts.numTotalTestSuites ?? '?'} suites, ${minutes(seconds)} wall`;
+  const line = `tier ${tier}: ${r.status === 0 ? 'passed' : 'FAILED'}, ${counts.numPassedTests ?? '?'} of ${counts.numTotalTests ?? '?'} tests in ${counts.testResults?.length ?? '?'} files, ${minutes(seconds)} wall`;
   done.push(line);
   console.log(`\n${line}\n`);
   if (r.status !== 0) break;
 }
-console.log(done.join('\n'));
+console.log([...done, `all tiers: ${minutes((Date.now() - begun) / 1000)} wall, type-check and build included`].join('\n'));
 process.exit(done.length === tiers.length && done.every((l) => l.includes(': passed,')) ? 0 : 1);
 
 function step(what, program, args) {
