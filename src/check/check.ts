@@ -26,6 +26,8 @@ export interface CheckOptions extends BuildOptions {
   cover?: { subject: string; body: string };
   /** The range is (or will be) posted as mail, so more than one patch needs a cover letter; plain commits need none. */
   mailed?: boolean;
+  /** How many patches were mailed, when not every one is in the range (a received series whose parts did not all apply). */
+  mailedParts?: number;
   /** The emitted mail of each patch (index 1..n), whose To/Cc are checked against get_maintainer.pl. */
   mails?: Map<number, string>;
   build: boolean;
@@ -81,7 +83,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     step(i + 1, 'rules', 'done', `${problems.length} problems`);
     patches.push({ index: i + 1, commit: c.sha, subject: c.subject, build: build[i]!, proofs: proofs[i]!, checkpatch: checkpatch[i]!, problems });
   }
-  const seriesProblems = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true);
+  const seriesProblems = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true, opts.mailedParts);
   const identity = [...new Set(commits.flatMap((c) => checkIdentity(c)))];
   const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log, progress: opts.progress, fresh: opts.fresh }) : undefined;
   const kunitFailed = kunit !== undefined && !kunit.ok;

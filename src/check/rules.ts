@@ -1,6 +1,6 @@
 // Commit-message and series rules of Documentation/process/ that checkpatch does not check. Pure functions.
 
-export type Severity = 'error' | 'warning';
+export type Severity = 'error' | 'warning' | 'note';
 
 export interface Problem {
   /** Stable id of the rule. */
@@ -56,12 +56,13 @@ export function checkMessage(c: CommitMessage): Problem[] {
 
 /**
  * Problems of the series as a whole: its cover letter, its length, repeated subjects. A cover letter is asked for
- * only of a series posted as mail (`mailed`): a range of commits has none.
+ * only of a series posted as mail (`mailed`): a range of commits has none. `parts` is how many patches were mailed
+ * (a received series counts what it holds, whether or not each applied).
  */
-export function checkSeries(subjects: string[], cover: { subject: string; body: string } | undefined, mailed: boolean): Problem[] {
+export function checkSeries(subjects: string[], cover: { subject: string; body: string } | undefined, mailed: boolean, parts = subjects.length): Problem[] {
   const problems: Problem[] = [];
-  if (mailed && subjects.length > 1 && !cover) {
-    problems.push({ kind: 'cover-missing', severity: 'error', message: `a series of ${subjects.length} patches needs a cover letter (5.Posting.rst, "Sending the patch")` });
+  if (mailed && parts > 1 && !cover) {
+    problems.push({ kind: 'cover-missing', severity: 'warning', message: `a series of ${parts} patches customarily has a cover letter (5.Posting.rst, "Sending the patch")` });
   }
   if (cover && /\*\*\* (SUBJECT|BLURB) HERE \*\*\*|EDITME/.test(`${cover.subject}\n${cover.body}`)) {
     problems.push({ kind: 'cover-placeholder', severity: 'error', message: `the cover letter still holds placeholder text (5.Posting.rst, "Sending the patch")` });

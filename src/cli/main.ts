@@ -242,6 +242,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       y
         .positional('mailbox', { type: 'string', describe: 'an mbox (mboxo/mboxrd), a Maildir, a folder of .patch files, or - for stdin' })
         .option('base', { type: 'string', coerce: checks.text('--base'), describe: "base when the series names no base-commit this tree has (default: the tree's HEAD, with a warning)" })
+        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'review this version of the series when the mailbox holds several (default: the newest)' })
         .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out): replies and report.json go to out/review/<series>/v<N>/' })
         .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'defconfig, allmodconfig or a .config file' })
         .option('build', { type: 'boolean', default: true, describe: 'build each patch in a bubblewrap sandbox (--no-build: apply, checkpatch, rules, recipients only)' })
@@ -263,6 +264,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         (await import('../commands/review.js')).review(io, g, {
           input: a.mailbox as string | undefined,
           base: a.base as string | undefined,
+          version: a.v as number | undefined,
           out: a.out as string | undefined,
           config: String(a.config),
           build: a.build !== false,

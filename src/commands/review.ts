@@ -18,6 +18,8 @@ export interface ReviewArgs {
   /** The mailbox; the option table requires it unless --b4-check. */
   input?: string;
   base?: string;
+  /** Which version of the series, when the mailbox holds several. */
+  version?: number;
   out?: string;
   config: string;
   distcc: boolean;
@@ -42,6 +44,7 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
     stdin: io.stdin,
     single: a.b4Check,
     base: a.base,
+    version: a.version,
     build: a.build && !a.b4Check,
     trust: a.trust,
     strict: a.strict,

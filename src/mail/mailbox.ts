@@ -14,8 +14,8 @@ export interface Address {
 }
 
 export interface Message {
-  /** Without angle brackets; made up from the position when the mail has none. */
-  messageId: string;
+  /** Without angle brackets; absent when the mail has none (a reply to it then cannot be threaded). */
+  messageId?: string;
   inReplyTo?: string;
   references: string[];
   subject: string;
@@ -45,7 +45,7 @@ export async function readMailbox(input: string, stdin?: () => string): Promise<
     if (raws.length === 0) throw new MailboxError(`${input}: holds no message`, 'give an mbox with the series\' patches');
     const messages: Message[] = [];
     for (const [i, raw] of raws.entries()) {
-      const m = await parseMessage(raw, i).catch((e: unknown) => {
+      const m = await parseMessage(raw).catch((e: unknown) => {
         throw new MailboxError(`${input}: message ${i + 1} cannot be parsed (${e instanceof Error ? e.message : String(e)})`, 'give the series as git format-patch or a list archive wrote it');
       });
       messages.push(m);
@@ -77,12 +77,12 @@ function sourcesOf(input: string): string[] {
   return files;
 }
 
-/** One message; `position` names it when it has no Message-ID. */
-export async function parseMessage(raw: Buffer, position = 0): Promise<Message> {
+/** One message. */
+export async function parseMessage(raw: Buffer): Promise<Message> {
   const m = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
   const refs = m.references === undefined ? [] : Array.isArray(m.references) ? m.references : m.references.split(/\s+/);
   return {
-    messageId: bare(m.messageId) || `kseries-no-message-id-${position}@localhost`,
+    messageId: bare(m.messageId) || undefined,
     inReplyTo: bare(m.inReplyTo) || undefined,
     references: refs.map(bare).filter(Boolean),
     subject: (m.subject ?? '').replace(/\s+/g, ' ').trim(),

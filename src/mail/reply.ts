@@ -15,8 +15,8 @@ export function writeReply(to: Message, body: string, opts: ReplyOptions): strin
   const author = to.from;
   const others = opts.replyAll ? [...to.to, ...to.cc].filter((a) => a.address.toLowerCase() !== author.address.toLowerCase() && a.address.toLowerCase() !== self) : [];
   const unique = [...new Map(others.map((a) => [a.address.toLowerCase(), a])).values()];
-  const refs = [...to.references.filter((r) => r !== to.messageId), to.messageId];
-  const id = createHash('sha1').update(`${to.messageId}\0${body}`).digest('hex').slice(0, 20);
+  const refs = [...to.references.filter((r) => r !== to.messageId), ...(to.messageId ? [to.messageId] : [])];
+  const id = createHash('sha1').update(`${to.messageId ?? to.subject}\0${body}`).digest('hex').slice(0, 20);
   const headers = [
     `From: ${encodeHeader(formatAddress(opts.from))}`,
     `To: ${encodeHeader(formatAddress(author))}`,
@@ -24,8 +24,9 @@ export function writeReply(to: Message, body: string, opts: ReplyOptions): strin
     `Subject: ${encodeHeader(/^re:/i.test(to.subject) ? to.subject : `Re: ${to.subject}`)}`,
     `Date: ${mailDate(opts.date)}`,
     `Message-ID: <kseries-review-${id}@kseries.invalid>`,
-    `In-Reply-To: <${to.messageId}>`,
-    `References: ${refs.map((r) => `<${r}>`).join('\n    ')}`,
+    // A mail without a Message-ID cannot be answered in its thread: no made-up In-Reply-To.
+    ...(to.messageId ? [`In-Reply-To: <${to.messageId}>`] : []),
+    ...(refs.length ? [`References: ${refs.map((r) => `<${r}>`).join('\n    ')}`] : []),
   ];
   return writeMail(headers, body.replace(/\n*$/, '\n'));
 }

@@ -21,6 +21,8 @@ export interface ApplyOutcome {
   commit?: string;
   /** Why it did not apply, in one line. */
   reason?: string;
+  /** It did not apply because the tree already has it. */
+  already?: boolean;
   failures: HunkFailure[];
 }
 
@@ -39,7 +41,7 @@ export function assertSafePaths(root: string, patch: IncomingPatch): void {
   }
 }
 
-export async function applySeries(tree: KernelTree, base: string, patches: IncomingPatch[], total: number, branch: string): Promise<{ outcomes: ApplyOutcome[]; tip: string }> {
+export async function applySeries(tree: KernelTree, base: string, patches: IncomingPatch[], branch: string): Promise<{ outcomes: ApplyOutcome[]; tip: string }> {
   return withLock(tree, async () => {
     const dir = await worktreeAt(tree, base);
     for (const p of patches) assertSafePaths(dir, p);
@@ -49,15 +51,11 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
     try {
       await writingWorktree(tree, async () => {
         let stopped: string | undefined;
-        for (let i = 1; i <= total; i++) {
-          const p = patches.find((x) => x.index === i);
+        // The parts the mailbox holds, in order; a part it lacks is named once by intake, not here.
+        for (const p of [...patches].sort((a, b) => a.index - b.index)) {
+          const i = p.index;
           if (stopped) {
             outcomes.push({ index: i, applied: false, reason: `not applied: ${stopped}`, failures: [] });
-            continue;
-          }
-          if (!p) {
-            stopped = `patch ${i} is missing from the mailbox`;
-            outcomes.push({ index: i, applied: false, reason: `missing from the mailbox`, failures: [] });
             continue;
           }
           const file = path.join(work, `${String(i).padStart(4, '0')}.eml`);
@@ -71,9 +69,18 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
             continue;
           }
           await gitRunRaw(dir, ['am', '--abort']);
+          if (diff && (await gitRunRaw(dir, ['apply', '-R', '--check'], { input: diff })).code === 0) {
+            // Already in the tree (it reverses cleanly): later patches may still apply, so go on.
+            const commit = await commitWithPatch(dir, base, diff);
+            outcomes.push({ index: i, applied: false, already: true, reason: `already applied: the tree has this change${commit ? ` (commit ${commit})` : ''}`, failures: [] });
+            continue;
+          }
           const atBase = await readManyAtCommit(dir, base, pathsOf(diff));
-          const failures = diagnose(diff, { now: (f) => readFile(dir, f), atBase: (f) => atBase.get(f), touchedBy: (f) => touched.get(f) ?? [] });
           const gitSays = am.stderr.split('\n').find((l) => /^(error|fatal):/.test(l))?.trim() ?? `git am exited with ${am.code}`;
+          const found = diagnose(diff, { now: (f) => readFile(dir, f), atBase: (f) => atBase.get(f), touchedBy: (f) => touched.get(f) ?? [] });
+          // "Damaged" only when git cannot read the diff either; else git's own words.
+          const gitReadsIt = found.some((f) => f.kind === 'mangled' && f.hunk === 0) && (await gitRunRaw(dir, ['apply', '--stat'], { input: diff })).code === 0;
+          const failures = gitReadsIt ? [] : found;
           const reason = failures.length ? kindWords(failures[0]!.kind) : diff ? 'does not apply' : 'holds no diff';
           outcomes.push({ index: i, applied: false, reason: `${reason}: ${failures[0]?.message ?? gitSays}`, failures });
           stopped = `patch ${i} before it did not apply`;
@@ -86,6 +93,16 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
     await gitRaw(tree.root, ['branch', '-f', branch, tip]);
     return { outcomes, tip };
   });
+}
+
+/** The commit before `base` (of the last 500 touching its files) whose patch-id is the diff's, as `git cherry` matches. */
+async function commitWithPatch(dir: string, base: string, diff: string): Promise<string | undefined> {
+  const id = (await gitRunRaw(dir, ['patch-id', '--stable'], { input: diff })).stdout.split(' ')[0];
+  if (!id) return undefined;
+  const log = await gitRunRaw(dir, ['log', '-p', '-n', '500', '--format=commit %H', base, '--', ...pathsOf(diff)]);
+  const ids = (await gitRunRaw(dir, ['patch-id', '--stable'], { input: log.stdout })).stdout;
+  const sha = ids.split('\n').map((l) => l.split(' ')).find(([p]) => p === id)?.[1];
+  return sha ? `${sha.slice(0, 12)} ("${(await gitRaw(dir, ['log', '-1', '--format=%s', sha])).trim()}")` : undefined;
 }
 
 function readFile(dir: string, file: string): string | undefined {
@@ -110,7 +127,7 @@ export function mailForAm(p: IncomingPatch): string {
     `From: ${encodeHeader(formatAddress(m.from))}`,
     ...(m.date ? [`Date: ${mailDate(m.date)}`] : []),
     `Subject: ${encodeHeader(m.subject)}`,
-    `Message-ID: <${m.messageId}>`,
+    ...(m.messageId ? [`Message-ID: <${m.messageId}>`] : []),
   ];
   return writeMail(headers, addTrailers(m.body, p.trailers));
 }

@@ -26,13 +26,42 @@ export interface FileSources {
   touchedBy(file: string): number[];
 }
 
-/** The `diff --git` part of a mail body, without the signature git format-patch adds. */
+/** The `diff --git` part of a mail body, as git apply reads it (see trimDiff). */
 export function diffPart(body: string): string {
   const start = body.search(/^(diff --git |--- (a\/|\/dev\/null))/m);
-  if (start < 0) return '';
-  const diff = body.slice(start);
-  const sig = diff.lastIndexOf('\n-- \n');
-  return sig >= 0 && diff.slice(sig + 5).split('\n').length <= 4 ? diff.slice(0, sig + 1) : diff;
+  return start < 0 ? '' : trimDiff(body.slice(start));
+}
+
+/**
+ * A diff without what git apply skips: a hunk ends when its line counts are used up, and lines after it up to the
+ * next hunk or file header are not part of the patch (format-patch's `-- ` signature, a `--` without its space, a
+ * list footer). A hunk cut short is left as it is, for the parser to call it damaged.
+ */
+export function trimDiff(diff: string): string {
+  const lines = diff.split('\n');
+  const out: string[] = [];
+  let i = 0;
+  const fileStart = (k: number) => lines[k]!.startsWith('diff --git ') || (lines[k]!.startsWith('--- ') && (lines[k + 1] ?? '').startsWith('+++ '));
+  while (i < lines.length) {
+    const h = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(lines[i]!);
+    if (!h) {
+      out.push(lines[i++]!);
+      continue;
+    }
+    let [old, now] = [Number(h[1] ?? 1), Number(h[2] ?? 1)];
+    out.push(lines[i++]!);
+    while (i < lines.length && (old > 0 || now > 0)) {
+      const l = lines[i]!;
+      if (l.startsWith('\\')) (out.push(l), i++);
+      else if (l === '' || l[0] === ' ') (out.push(l), i++, old--, now--);
+      else if (l[0] === '-') (out.push(l), i++, old--);
+      else if (l[0] === '+') (out.push(l), i++, now--);
+      else return [...out, ...lines.slice(i)].join('\n'); // cut short: damaged
+    }
+    if (lines[i]?.startsWith('\\')) out.push(lines[i++]!);
+    while (i < lines.length && !lines[i]!.startsWith('@@ ') && !fileStart(i)) i++;
+  }
+  return `${out.join('\n').replace(/\n*$/, '')}\n`;
 }
 
 /** The files a patch's diff names (old and new sides, renames included), as written: the caller checks they are safe. */

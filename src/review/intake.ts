@@ -1,9 +1,13 @@
-// Which series a mailbox holds: its cover letter, its numbered patches, the replies and the trailers they give, where
-// parts are missing or doubled, how it is threaded, and the base it names. Pure over parsed messages.
+// Which series a mailbox holds and which of them is reviewed: its cover letter, its patches, the revisions beside
+// it, the parts missing or extra, how it is threaded, the trailers its replies give, and the base it names. The
+// mailbox is read as the mail tools read it (threads.ts). Pure over parsed messages.
 import type { Message } from '../mail/mailbox.js';
+import { formatAddress } from '../mail/mailbox.js';
 import type { Problem } from '../check/rules.js';
-import { parseSubject, type PatchSubject } from './subject.js';
-import { trailersOf } from './trailers.js';
+import { MailboxError } from '../errors.js';
+import type { PatchSubject } from './subject.js';
+import { readThreads, sentSeries, type Mail, type SentSeries } from './threads.js';
+import { givenBy, trailersOf } from './trailers.js';
 
 export interface IncomingPatch {
   index: number;
@@ -11,6 +15,8 @@ export interface IncomingPatch {
   subject: PatchSubject;
   /** Trailers given in replies to this patch or to the cover letter, not yet in the patch. */
   trailers: string[];
+  /** Taken from this earlier version: the reviewed one resent only some parts (a partial reroll). */
+  from?: number;
 }
 
 export interface Intake {
@@ -23,93 +29,150 @@ export interface Intake {
   /** How many patches the numbering announces. */
   total: number;
   cover?: Message;
-  /** The patches present, by index; a missing index is absent here and named in `problems`. */
+  /** The patches present, by number; the numbers missing are named once in `problems`. */
   patches: IncomingPatch[];
   /** `base-commit:` of the cover letter (or of a patch, as format-patch --base writes it without a cover). */
   baseCommit?: string;
+  /** Replies to the reviewed series. */
   replies: number;
+  /** Every series the mailbox holds, as "v2 (3 patches)", the reviewed one first. */
+  revisions: string[];
   problems: Problem[];
 }
 
-const DIFF = /^diff --git |^--- \S.*\n\+\+\+ \S|^@@ -\d/m;
+export interface IntakeOptions {
+  /** Review this version (`-v N`), else the newest. */
+  version?: number;
+}
 
-export function identifySeries(messages: Message[]): Intake {
+export function identifySeries(messages: Message[], opts: IntakeOptions = {}): Intake {
+  const mails = readThreads(messages);
+  const all = sentSeries(mails).filter((s) => s.parts.size > 0);
+  if (all.length === 0) return empty();
   const problems: Problem[] = [];
-  const parsed = messages.map((message) => ({ message, subject: parseSubject(message.subject), diff: DIFF.test(message.body) }));
-  const candidates = parsed.filter((p) => !p.subject.reply && (p.diff || (p.subject.patch && p.subject.index === 0)));
-  if (candidates.length === 0) return { subject: '', version: 1, rfc: false, resend: false, prefixes: [], total: 0, patches: [], replies: 0, problems };
-
-  const version = Math.max(...candidates.map((c) => c.subject.version));
-  const older = [...new Set(candidates.filter((c) => c.subject.version !== version).map((c) => c.subject.version))].sort();
-  if (older.length) problems.push({ kind: 'older-version', severity: 'warning', message: `the mailbox also holds ${older.map((v) => `v${v}`).join(', ')}; reviewing v${version}` });
-  const mine = candidates.filter((c) => c.subject.version === version);
-
-  const covers = mine.filter((c) => c.subject.index === 0);
-  const cover = covers.at(-1);
-  if (covers.length > 1) problems.push({ kind: 'part-duplicate', severity: 'error', message: `${covers.length} cover letters (0/${cover!.subject.total}); the last one is used` });
-  const total = Math.max(...mine.map((c) => c.subject.total));
-  const byIndex = new Map<number, (typeof mine)[number]>();
-  for (const c of mine.filter((x) => x.subject.index > 0)) {
-    if (byIndex.has(c.subject.index)) problems.push({ kind: 'part-duplicate', severity: 'error', message: `patch ${c.subject.index}/${total} is in the mailbox twice; the last copy is used` });
-    byIndex.set(c.subject.index, c);
+  const chosen = choose(all, opts.version);
+  const others = all.filter((s) => s !== chosen);
+  if (others.length) {
+    problems.push({ kind: 'other-versions', severity: 'note', message: `the mailbox also holds ${others.map(nameOf).join(', ')}; reviewing ${nameOf(chosen)} (-v N picks another)` });
   }
-  for (let i = 1; i <= total; i++) {
-    if (!byIndex.has(i)) problems.push({ kind: 'part-missing', severity: 'error', message: `patch ${i}/${total} is not in the mailbox` });
-  }
-  for (const c of mine) {
-    if (c.subject.total !== total) problems.push({ kind: 'numbering', severity: 'error', message: `"${c.message.subject}" is numbered out of ${c.subject.total}, the others out of ${total}` });
-  }
-  const patches: IncomingPatch[] = [...byIndex.values()].sort((a, b) => a.subject.index - b.subject.index).map((c) => ({ index: c.subject.index, message: c.message, subject: c.subject, trailers: [] }));
-
-  // Threading: every patch answers the cover letter (or, without one, the first patch), shallow or deep.
-  const root = cover?.message.messageId ?? patches[0]?.message.messageId;
-  const loose = patches.filter((p) => p.message.messageId !== root && !threadOf(p.message).includes(root!));
-  if (root && loose.length) {
-    problems.push({ kind: 'not-threaded', severity: 'warning', message: `patch${loose.length > 1 ? 'es' : ''} ${loose.map((p) => p.index).join(', ')} ${loose.length > 1 ? 'do' : 'does'} not answer ${cover ? 'the cover letter' : 'the first patch'} (In-Reply-To/References); reviewers see a broken thread` });
-  }
-
-  // Replies: trailers go onto the patch they answer; an answer to the cover letter counts for every patch.
-  const byId = new Map(patches.map((p) => [p.message.messageId, p]));
-  const replies = parsed.filter((p) => !candidates.includes(p) && (p.subject.reply || p.message.inReplyTo));
-  let counted = 0;
-  for (const r of replies) {
-    const up = threadOf(r.message).reverse();
-    const target = up.find((id) => byId.has(id) || id === cover?.message.messageId);
-    if (!target) continue;
-    counted++;
-    const given = trailersOf(r.message.body);
-    for (const p of target === cover?.message.messageId ? patches : [byId.get(target)!]) {
-      for (const t of given) if (!p.trailers.includes(t) && !p.message.body.includes(t)) p.trailers.push(t);
+  const parts = new Map([...chosen.parts].map(([n, m]) => [n, { mail: m, from: undefined as number | undefined }]));
+  let cover = chosen.cover;
+  const earlier = reroll(chosen, others);
+  if (earlier) {
+    const filled: string[] = [];
+    for (let n = 1; n <= chosen.total; n++) {
+      const m = earlier.parts.get(n);
+      if (!parts.has(n) && m) (parts.set(n, { mail: m, from: earlier.version }), filled.push(`${n}/${chosen.total}`));
     }
+    if (!cover && earlier.cover) (cover = earlier.cover), filled.unshift('the cover letter');
+    if (filled.length) problems.push({ kind: 'partial-reroll', severity: 'note', message: `v${chosen.version} resends only ${[...chosen.parts.keys()].map((n) => `${n}/${chosen.total}`).join(', ')}: ${filled.join(', ')} taken from v${earlier.version}, as b4 does` });
+  }
+  for (const n of chosen.doubled) problems.push({ kind: 'part-duplicate', severity: 'warning', message: `patch ${n}/${chosen.total} is in the mailbox twice; the later copy is used` });
+  const missing = range(chosen.total).filter((n) => !parts.has(n));
+  if (missing.length) {
+    problems.push({ kind: 'part-missing', severity: 'warning', message: `${missing.length} of ${chosen.total} parts ${missing.length > 1 ? 'are' : 'is'} not in the mailbox (${missing.map((n) => `${n}/${chosen.total}`).join(', ')}); the others are reviewed` });
+  }
+  const extra = [...parts.keys()].filter((n) => n > chosen.total).sort((a, b) => a - b);
+  if (extra.length) problems.push({ kind: 'part-extra', severity: 'note', message: `${extra.map((n) => `patch ${n}/${chosen.total}`).join(', ')} go${extra.length > 1 ? '' : 'es'} beyond the ${chosen.total} parts announced; reviewed as part of the series` });
+  for (const [n, { mail }] of parts) {
+    if (mail.subject.numbered && mail.subject.total !== chosen.total && n <= chosen.total) problems.push({ kind: 'numbering', severity: 'warning', message: `"${mail.message.subject}" is numbered out of ${mail.subject.total}, the others out of ${chosen.total}` });
   }
 
-  const head = cover ?? patches[0] ?? mine[0]!;
-  const baseCommit = [cover, ...patches].map((x) => (x ? /^base-commit: ([0-9a-f]{7,40})\s*$/m.exec(x.message.body)?.[1] : undefined)).find(Boolean);
+  const patches: IncomingPatch[] = [...parts].sort(([a], [b]) => a - b).map(([index, { mail, from }]) => ({ index, message: mail.message, subject: mail.subject, trailers: [], ...(from ? { from } : {}) }));
+  const threading = notThreaded(cover, patches, mails);
+  if (threading) problems.push(threading);
+  const replies = collectTrailers(mails, cover, patches, parts, problems);
+  const headSubject = cover ? cover.subject : patches[0]!.subject;
+  const baseCommit = [cover?.message, ...patches.map((p) => p.message)].map((m) => (m ? /^base-commit: ([0-9a-f]{7,40})\s*$/m.exec(m.body)?.[1] : undefined)).find(Boolean);
   return {
-    subject: head.subject.summary,
-    version,
-    rfc: head.subject.rfc,
-    resend: head.subject.resend,
-    prefixes: head.subject.prefixes,
-    total,
+    subject: headSubject.summary || (cover ?? parts.get(patches[0]!.index)!.mail).message.subject,
+    version: chosen.version,
+    rfc: headSubject.rfc,
+    resend: headSubject.resend,
+    prefixes: headSubject.prefixes,
+    total: Math.max(chosen.total, ...parts.keys()),
     cover: cover?.message,
     patches,
     baseCommit,
-    replies: counted,
+    replies,
+    revisions: [chosen, ...others].map(nameOf),
     problems,
   };
 }
 
-/** The ids a message answers, oldest first (References, then In-Reply-To). */
-function threadOf(m: Message): string[] {
-  return [...m.references, ...(m.inReplyTo && !m.references.includes(m.inReplyTo) ? [m.inReplyTo] : [])];
+function empty(): Intake {
+  return { subject: '', version: 1, rfc: false, resend: false, prefixes: [], total: 0, patches: [], replies: 0, revisions: [], problems: [] };
+}
+
+/** The asked version, else the newest: the highest version, and of equal ones the one sent last. */
+function choose(all: SentSeries[], version: number | undefined): SentSeries {
+  const order = [...all].sort((a, b) => b.version - a.version || (b.latest?.getTime() ?? 0) - (a.latest?.getTime() ?? 0) || b.first - a.first);
+  if (version === undefined) return order[0]!;
+  const asked = order.find((s) => s.version === version);
+  if (!asked) throw new MailboxError(`-v ${version}: the mailbox holds ${order.map(nameOf).join(', ')}`, 'pick one of the versions it holds, or leave -v out for the newest');
+  return asked;
+}
+
+/** The series a partial reroll resends parts of: an earlier one of as many parts, the newest first. */
+function reroll(chosen: SentSeries, others: SentSeries[]): SentSeries | undefined {
+  if (range(chosen.total).every((n) => chosen.parts.has(n))) return undefined;
+  return others.filter((s) => s.total === chosen.total && (s.version < chosen.version || (s.version === chosen.version && s.first < chosen.first))).sort((a, b) => b.version - a.version || b.first - a.first)[0];
+}
+
+function nameOf(s: SentSeries): string {
+  const n = s.parts.size;
+  return `v${s.version} (${n} patch${n === 1 ? '' : 'es'}${s.cover ? ' and a cover letter' : ''})`;
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i + 1);
+}
+
+/**
+ * Patches that do not answer the cover letter (or, without one, the first patch). Only mail that was sent has a
+ * thread: a folder `git format-patch` wrote (no To or Cc) has none to break.
+ */
+function notThreaded(cover: Mail | undefined, patches: IncomingPatch[], mails: Mail[]): Problem | undefined {
+  if (!patches.some((p) => p.message.to.length || p.message.cc.length)) return undefined;
+  const root = cover?.message ?? patches[0]!.message;
+  const answers = (m: Message) => {
+    for (let cur = mails.find((x) => x.message === m)?.parent; cur; cur = cur.parent) if (cur.message === root) return true;
+    return [m.inReplyTo, ...m.references].includes(root.messageId) && root.messageId !== undefined;
+  };
+  const loose = patches.filter((p) => p.message !== root && !p.from && !answers(p.message));
+  if (!loose.length) return undefined;
+  return { kind: 'not-threaded', severity: 'warning', message: `patch${loose.length > 1 ? 'es' : ''} ${loose.map((p) => p.index).join(', ')} ${loose.length > 1 ? 'do' : 'does'} not answer ${cover ? 'the cover letter' : 'the first patch'} (In-Reply-To/References); reviewers see a broken thread` };
+}
+
+/**
+ * Trailers of the replies to the reviewed series: a reply to a patch gives them to that patch, a reply to the cover
+ * letter to every patch. A trailer naming someone other than the reply's sender is named, not added (b4's rule).
+ * Returns how many replies answer the series.
+ */
+function collectTrailers(mails: Mail[], cover: Mail | undefined, patches: IncomingPatch[], parts: Map<number, { mail: Mail }>, problems: Problem[]): number {
+  const byMail = new Map([...parts].map(([n, { mail }]) => [mail, patches.find((p) => p.index === n)!]));
+  let counted = 0;
+  for (const r of mails.filter((m) => m.kind === 'reply')) {
+    let target = r.parent;
+    while (target && target.kind === 'reply') target = target.parent;
+    if (!target || (target !== cover && !byMail.has(target))) continue;
+    counted++;
+    for (const t of trailersOf(r.message.body)) {
+      if (!givenBy(t, r.message.from)) {
+        problems.push({ kind: 'trailer-not-sender', severity: 'note', message: `"${t}" in a reply from ${formatAddress(r.message.from)} names someone else; not added (b4 am does the same)` });
+        continue;
+      }
+      for (const p of target === cover ? patches : [byMail.get(target)!]) {
+        if (!p.trailers.includes(t) && !p.message.body.includes(t)) p.trailers.push(t);
+      }
+    }
+  }
+  return counted;
 }
 
 /** One patch reviewed on its own (b4's per-patch check): its numbering in a series is ignored. */
 export function identifyOne(messages: Message[]): Intake {
-  const m = messages.find((x) => DIFF.test(x.body));
-  const whole = identifySeries(m ? [m] : []);
-  if (!m) return whole;
-  const subject = parseSubject(m.subject);
-  return { ...whole, total: 1, cover: undefined, patches: [{ index: 1, message: m, subject, trailers: [] }], problems: [] };
+  const m = readThreads(messages).find((x) => x.kind === 'patch');
+  if (!m) return empty();
+  return { ...empty(), subject: m.subject.summary, version: m.subject.version, rfc: m.subject.rfc, resend: m.subject.resend, prefixes: m.subject.prefixes, total: 1, patches: [{ index: 1, message: m.message, subject: m.subject, trailers: [] }], revisions: [`v${m.subject.version} (1 patch)`] };
 }

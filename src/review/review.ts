@@ -21,6 +21,8 @@ export interface ReviewOptions extends BuildOptions {
   /** Review only the first patch of the input, alone (b4's per-patch check). */
   single?: boolean;
   base?: string;
+  /** Which version when the mailbox holds several (default the newest). */
+  version?: number;
   build: boolean;
   /** The user vouches for the code: build without the sandbox. */
   trust: boolean;
@@ -72,7 +74,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   const { tree } = opts;
   const sandbox = opts.build ? await assertSandbox(opts.trust, opts.env) : 'none (--no-build)';
   const messages = await readMailbox(opts.input, opts.stdin);
-  const intake = opts.single ? identifyOne(messages) : identifySeries(messages);
+  const intake = opts.single ? identifyOne(messages) : identifySeries(messages, { version: opts.version });
   if (intake.patches.length === 0) throw new MailboxError(`${opts.input}: holds no patch (no message with a diff that is not a reply)`, 'give the mbox of a series, e.g. b4 mbox <msgid> or a lore t.mbox.gz, gunzipped');
   // Paths that leave the tree are refused before anything happens (and again against the worktree, for symlinks).
   for (const p of intake.patches) assertSafePaths(tree.root, p);
@@ -80,14 +82,14 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   const { base, baseFrom } = await chooseBase(tree, intake, opts.base, problems);
   const branch = `kseries/review/${slugOf(intake.subject)}/v${intake.version}`;
   opts.log?.(`applying ${intake.patches.length} of ${intake.total} patches on ${base.slice(0, 12)} (${baseFrom})`);
-  const { outcomes, tip } = await applySeries(tree, base, intake.patches, intake.total, branch);
+  const { outcomes, tip } = await applySeries(tree, base, intake.patches, branch);
   const applied = outcomes.filter((o) => o.applied);
 
   // A patch checked alone (b4, before sending) gets its recipients later: only a received series' are checked.
   const mails = opts.single ? undefined : new Map(intake.patches.filter((p) => applied.some((a) => a.index === p.index)).map((p) => [p.index, p.message.raw]));
   const cover = intake.cover ? { subject: intake.cover.subject, body: intake.cover.body } : undefined;
-  const checked = await checkRange({ ...opts, tree, base, tip, cover, mailed: true, mails, full: false, series: undefined, sandbox: sandbox === SANDBOX_BWRAP });
-  problems.push(...checked.problems.filter((p) => !(p.kind === 'cover-missing' && problems.some((q) => q.kind === 'part-missing'))));
+  const checked = await checkRange({ ...opts, tree, base, tip, cover, mailed: true, mailedParts: intake.patches.length, mails, full: false, series: undefined, sandbox: sandbox === SANDBOX_BWRAP });
+  problems.push(...checked.problems);
 
   const patches: ReviewPatch[] = [];
   for (const o of outcomes) {
@@ -107,7 +109,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
       build: notBuilt(o.reason ?? 'not applied'),
       proofs: [],
       checkpatch,
-      problems: [{ kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }],
+      problems: [o.already ? { kind: 'already-applied', severity: 'warning', message: o.reason! } : { kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }],
       trailers: p?.trailers ?? [],
       failures: o.failures,
     });
@@ -119,7 +121,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     sandbox,
     patches,
     problems,
-    verdict: patches.some(reviewFindings) || problems.length > 0 ? 'findings' : 'clean',
+    verdict: patches.some(reviewFindings) || problems.some((x) => x.severity !== 'note') ? 'findings' : 'clean',
   };
   return { report, intake };
 }

@@ -9,7 +9,7 @@ import { readMailbox } from '../../src/mail/mailbox.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { seriesMbox, type SeriesSpec } from '../helpers/mails.js';
 import { mutate, rng } from '../helpers/mutate.js';
-import { findingKinds as kinds, libSpec, reviewMbox, SOB } from '../helpers/review.js';
+import { findingKinds as kinds, libSpec, reviewMbox, scratchCommit, SOB } from '../helpers/review.js';
 import { cli, git, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
@@ -63,6 +63,16 @@ describe('series that do not apply', () => {
     expect(f).toMatchObject({ kind: 'conflict', file: 'lib/bsearch.c', hunk: 1 });
     expect(f!.message).toMatch(/changed by patch 1 of this series/);
     expect(f!.differs).toEqual([{ line: 17, expected: ' * @num: number of elements', found: ' * @num: number of elements in the array' }]);
+  });
+
+  test('a patch the tree already has (format-patch of a commit, reviewed on that commit): already applied, the commit named', async () => {
+    const sha = scratchCommit(tree.root, 'lib/bsearch.c', ' * @num: number of elements', ' * @num: number of elements in the array', 'lib/bsearch: Say what @num counts');
+    const mbox = git(tree.root, 'format-patch', '-1', '--stdout', sha);
+    const { code, report } = await review('already', mbox, '--no-build', '--base', sha);
+    expect(code).toBe(1);
+    expect(report.patches.map((p) => [p.applied, p.problems.map((x) => x.kind)])).toEqual([[false, ['already-applied']]]);
+    expect(report.patches[0]!.problems[0]!.message).toBe(`already applied: the tree has this change (commit ${sha.slice(0, 12)} ("lib/bsearch: Say what @num counts"))`);
+    expect(report.patches[0]!.failures).toEqual([]);
   });
 
   test('a mangled mail (a long line re-wrapped by a mail client)', async () => {

@@ -1,6 +1,6 @@
 // Why a hunk does not apply: wrong base, conflict (with the lines that differ), mangled mail. Pure, on small files.
 import { expect, test } from 'vitest';
-import { diagnose, diffPart, pathsOf } from '../../src/review/diagnose.js';
+import { diagnose, diffPart, pathsOf, trimDiff } from '../../src/review/diagnose.js';
 import { attribution, writeReply } from '../../src/mail/reply.js';
 import type { Message } from '../../src/mail/mailbox.js';
 
@@ -49,4 +49,16 @@ test('a reply: Re: subject, threaded under the mail, to the author only unless r
   const all = writeReply(M, 'Hi.\n', { from: { name: 'Rev', address: 'k@x.org' }, replyAll: true, date: new Date(0) });
   expect(all).toMatch(/^Cc: L <list@x.org>$/m); // not the author again, not the reviewer
   expect(attribution(M)).toBe('On Tue, 01 Dec 2026 00:00:00 +0000, Jörg Müller wrote:');
+});
+
+test('text after the last hunk, a `--` signature without its space, is not part of the diff (git apply skips it)', () => {
+  const body = 'msg\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n--\n2.43.0\n\nSent from my phone\n';
+  expect(diffPart(body)).toBe('diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n');
+  const failures = diagnose(diffPart(body), { now: () => 'a\nb\n', atBase: () => 'a\nb\n', touchedBy: () => [] });
+  expect(failures).toEqual([]);
+});
+
+test('two files, trailing text between hunks of one file is dropped, the next file kept', () => {
+  const diff = 'diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nnoise\ndiff --git a/g b/g\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n';
+  expect(trimDiff(diff)).toBe('diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/g b/g\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n');
 });
