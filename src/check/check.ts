@@ -7,7 +7,7 @@ import { assertConfig, type BuildOptions } from '../build/builder.js';
 import { missingBuildPackages } from '../doctor.js';
 import { MissingToolError } from '../errors.js';
 import { getHeader, splitMail } from '../mail/headers.js';
-import { runCheckpatch, runGetMaintainer } from '../tools/kernel-scripts.js';
+import { runCheckpatch, runGetMaintainer, withoutHistory } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { bootCheck, rangeAddsStaticKey } from './boot.js';
 import { buildRange, skipped, type BuiltRange, type OnStep } from './builds.js';
@@ -65,12 +65,16 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   );
   const notBuilt: Pick<BuiltRange, 'reports' | 'proofs' | 'compiler'> & Partial<BuiltRange> = { reports: commits.map(() => skipped('--no-build')), proofs: commits.map(() => []), compiler: 'none' };
   const builds = opts.build ? buildRange(opts, commits, mails, step) : Promise.resolve(notBuilt);
-  const [checkpatch, built] = await Promise.all([checkpatchAll, builds]);
+  const [found, built] = await Promise.all([checkpatchAll, builds]);
+  const history = await hasHistory(tree);
+  const checkpatch = history ? found : found.map(withoutHistory);
   const { reports: build, proofs, compiler } = built;
   const configAsBuilt = built.config;
 
-  const useGit = opts.mails ? await hasHistory(tree) : false;
+  const useGit = opts.mails ? history : false;
   const patches: PatchReport[] = [];
+  /** Whom get_maintainer.pl names for patches that were never addressed (format-patch without --to/--cc). */
+  const unaddressed = new Set<string>();
   for (const [i, c] of commits.entries()) {
     step(i + 1, 'rules', 'start');
     const problems: Problem[] = checkMessage(c);
@@ -78,12 +82,17 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     if (mail) {
       const headers = splitMail(mail).headers;
       const got = { to: splitAddresses(getHeader(headers, 'To')), cc: splitAddresses(getHeader(headers, 'Cc')) };
-      problems.push(...checkRecipients(await maintainersOf(tree, mails[i]!, useGit), got));
+      const expected = await maintainersOf(tree, mails[i]!, useGit);
+      // The author and everyone a trailer names are recipients by definition (git send-email adds them).
+      const named = [`<${c.author.email}>`, ...[...c.body.matchAll(/^[A-Za-z-]+-by:.*(<[^>]+>)\s*$/gim)].map((m) => m[1]!)];
+      if (got.to.length + got.cc.length === 0) for (const a of [...expected.to, ...expected.cc]) unaddressed.add(a);
+      else problems.push(...checkRecipients(expected, { to: [...got.to, ...named], cc: got.cc }));
     }
     step(i + 1, 'rules', 'done', `${problems.length} problems`);
     patches.push({ index: i + 1, commit: c.sha, subject: c.subject, build: build[i]!, proofs: proofs[i]!, checkpatch: checkpatch[i]!, problems });
   }
   const seriesProblems = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true, opts.mailedParts);
+  if (unaddressed.size) seriesProblems.push({ kind: 'recipients-unset', severity: 'note', message: `the patches are addressed to nobody yet (no To or Cc); get_maintainer.pl would add ${[...unaddressed].join(', ')}` });
   const identity = [...new Set(commits.flatMap((c) => checkIdentity(c)))];
   const kunit = opts.kunit && opts.build ? await kunitEvidence(tree, opts, opts.kunit, { env: opts.env, log: opts.log, progress: opts.progress, fresh: opts.fresh }) : undefined;
   const kunitFailed = kunit !== undefined && !kunit.ok;

@@ -102,7 +102,7 @@ export function patchDetails(p: Omit<PatchReport, 'commit'>): string[] {
     out.push(`  proof ${x.ok ? 'ok' : 'FAILED'}: ${x.object}: ${x.claim}`, ...x.sites.map((s) => `    ${s}`), ...x.errors.map((e) => `    error: ${e}`));
   }
   for (const z of p.build.sizes ?? []) out.push(`  size ${z.object}: ${sizeLine(z)}`);
-  for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`);
+  for (const f of p.checkpatch.findings) out.push(`  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}${f.fromTree ? ` (from the tree, not the patch: ${f.fromTree})` : ''}`);
   for (const x of p.problems) out.push(`  ${x.severity}: ${x.kind}: ${x.message}`);
   return out;
 }

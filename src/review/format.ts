@@ -6,8 +6,8 @@ export function formatReview(r: ReviewReport): string {
   const s = r.series;
   const tags = [s.rfc ? 'RFC' : '', s.resend ? 'RESEND' : '', ...s.prefixes].filter(Boolean).join(' ');
   const out = [
-    `series: ${s.subject} (v${s.version}${tags ? `, ${tags}` : ''}), ${s.patches} patch${s.patches === 1 ? '' : 'es'}${s.cover ? ' and a cover letter' : ', no cover letter'}${s.replies ? `, ${s.replies} repl${s.replies === 1 ? 'y' : 'ies'}` : ''}`,
-    `base:   ${s.base.slice(0, 12)} (${s.baseFrom === 'base-commit' ? 'its base-commit' : s.baseFrom === '--base' ? 'from --base' : "the tree's HEAD: the series names no base it has"}); applied as ${s.branch}`,
+    `series: ${s.subject} (v${s.version}${tags ? `, ${tags}` : ''}), ${s.patches} patch${s.patches === 1 ? '' : 'es'}${s.announced > s.patches ? ` of ${s.announced}` : ''}${s.cover ? ' and a cover letter' : ', no cover letter'}${s.replies ? `, ${s.replies} repl${s.replies === 1 ? 'y' : 'ies'}` : ''}`,
+    `base:   ${s.base.slice(0, 12)} (${s.baseFrom === 'base-commit' ? 'its base-commit' : s.baseFrom === '--base' ? 'from --base' : "the tree's HEAD: the series names no base it has"}); ${r.patches.some((p) => p.applied) ? `applied as ${s.branch}` : 'nothing applied'}`,
     `builds: ${r.compiler === 'none' ? 'none (--no-build)' : `${r.config}, ${r.compiler}, W=1, ${r.sandbox}`}`,
     '',
   ];
@@ -28,6 +28,7 @@ export function formatReview(r: ReviewReport): string {
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   const flagged = r.patches.filter(reviewFindings).length;
-  out.push('', r.verdict === 'clean' ? `clean: ${r.patches.length} patches applied and checked` : `findings: ${flagged} of ${r.patches.length} patches, ${r.problems.length} series problem${r.problems.length === 1 ? '' : 's'}`);
+  const problems = r.problems.filter((x) => x.severity !== 'note').length;
+  out.push('', r.verdict === 'clean' ? `clean: ${r.patches.length} patches applied and checked` : `findings: ${flagged} of ${r.patches.length} patches, ${problems} series problem${problems === 1 ? '' : 's'}`);
   return out.join('\n');
 }

@@ -41,11 +41,12 @@ export function writeReplies(report: ReviewReport, intake: Intake, opts: Replies
 /** "kseries: 2 of 5 patches have findings (2/5: build failed; 4/5: 1 checkpatch error); base 0123456789ab." */
 export function summaryLine(r: ReviewReport): string {
   const flagged = r.patches.filter(reviewFindings);
-  const n = r.series.patches;
+  const n = r.series.announced;
   const checks = r.compiler === 'none' ? 'passed checkpatch, the message rules and the recipients check (not built)' : 'built with no new warning and passed checkpatch, the message rules and the recipients check';
-  if (flagged.length === 0 && r.problems.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, ${checks}.`;
+  const problems = r.problems.filter((x) => x.severity !== 'note');
+  if (flagged.length === 0 && problems.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, ${checks}.`;
   const what = flagged.map((p) => `${p.index}/${n}: ${headline(p)}`).join('; ');
-  const series = r.problems.length ? `${flagged.length ? '; ' : ''}series: ${r.problems.map((x) => x.kind).join(', ')}` : '';
+  const series = problems.length ? `${flagged.length ? '; ' : ''}series: ${problems.map((x) => x.kind).join(', ')}` : '';
   return `kseries: ${flagged.length} of ${n} patches have findings (${what}${series}); base ${r.series.base.slice(0, 12)}.`;
 }
 
@@ -77,7 +78,7 @@ function findingsOf(p: ReviewPatch): Finding[] {
       return { file: m?.[1], line: m ? Number(m[2]) : undefined, text: [`All ${level} (new ones prefixed by >>):`, '', `>> ${t}`] };
     });
   out.push(...compiler('errors', p.build.errors), ...compiler('warnings', p.build.newWarnings));
-  for (const f of p.checkpatch.findings) out.push({ file: f.file, line: f.file ? f.line : undefined, text: [`checkpatch.pl ${f.level.toUpperCase()}:${f.type}: ${f.message}`] });
+  for (const f of p.checkpatch.findings.filter((x) => !x.fromTree)) out.push({ file: f.file, line: f.file ? f.line : undefined, text: [`checkpatch.pl ${f.level.toUpperCase()}:${f.type}: ${f.message}`] });
   for (const x of p.proofs.filter((y) => !y.ok)) out.push({ text: [`object-code proof failed: ${x.object}: ${x.claim}`, ...x.errors.map((e) => `  ${e}`)] });
   for (const f of p.failures) {
     const lines = [`The patch does not apply: ${f.message}`];

@@ -44,7 +44,12 @@ export interface ReviewReport {
   series: {
     subject: string;
     version: number;
+    /** Patches reviewed (the mailbox's parts of this version). */
     patches: number;
+    /** How many its numbering announces (more when parts are missing). */
+    announced: number;
+    /** Every series the mailbox holds ("v2 (3 patches and a cover letter)"), the reviewed one first. */
+    revisions: string[];
     base: string;
     /** Where the base came from. */
     baseFrom: 'base-commit' | '--base' | 'HEAD';
@@ -115,7 +120,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     });
   }
   const report: ReviewReport = {
-    series: { subject: intake.subject, version: intake.version, patches: intake.total, base, baseFrom, rfc: intake.rfc, resend: intake.resend, prefixes: intake.prefixes, cover: !!intake.cover, replies: intake.replies, branch },
+    series: { subject: intake.subject, version: intake.version, patches: intake.patches.length, announced: intake.total, revisions: intake.revisions, base, baseFrom, rfc: intake.rfc, resend: intake.resend, prefixes: intake.prefixes, cover: !!intake.cover, replies: intake.replies, branch },
     config: opts.config,
     compiler: opts.build ? checked.compiler : 'none',
     sandbox,

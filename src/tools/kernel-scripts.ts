@@ -17,6 +17,8 @@ export interface CheckpatchFinding {
   /** Line in that source file (after the patch), or in the patch when no file applies. */
   line: number;
   message: string;
+  /** Why the finding is about the tree checkpatch ran in, not the patch (never mailed to the author). */
+  fromTree?: string;
 }
 
 export interface CheckpatchResult {
@@ -49,8 +51,20 @@ export function parseCheckpatch(output: string, patch: string): CheckpatchResult
       message: m[4]!.trim(),
     });
   }
-  const count = (l: Level) => findings.filter((f) => f.level === l).length;
+  return counted(findings);
+}
+
+function counted(findings: CheckpatchFinding[]): CheckpatchResult {
+  const count = (l: Level) => findings.filter((f) => f.level === l && !f.fromTree).length;
   return { errors: count('error'), warnings: count('warning'), checks: count('check'), findings };
+}
+
+/** Checkpatch types that look commits up in the tree's history: on a tree without history they say nothing of the patch. */
+const NEEDS_HISTORY = new Set(['UNKNOWN_COMMIT_ID']);
+
+/** The result with the findings a tree without history causes labelled as the tree's, and not counted. */
+export function withoutHistory(r: CheckpatchResult): CheckpatchResult {
+  return counted(r.findings.map((f) => (NEEDS_HISTORY.has(f.type) ? { ...f, fromTree: 'the tree has no git history to look the commit up in' } : f)));
 }
 
 /** Patch line number (1-based) → source file and new-side line, for lines inside hunks. */

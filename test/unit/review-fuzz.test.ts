@@ -60,7 +60,7 @@ const SEED_MBOX = [
 
 const FILES = new Map([['lib/x.c', 'int a;\nint b;\nint d;\n']]);
 const REPORT = (n: number): ReviewReport => ({
-  series: { subject: 's', version: 1, patches: n, base: '0'.repeat(40), baseFrom: 'HEAD', rfc: false, resend: false, prefixes: [], cover: true, replies: 0, branch: 'b' },
+  series: { subject: 's', version: 1, patches: n, announced: n, revisions: [], base: '0'.repeat(40), baseFrom: 'HEAD', rfc: false, resend: false, prefixes: [], cover: true, replies: 0, branch: 'b' },
   config: 'defconfig',
   compiler: 'gcc',
   sandbox: 'none',
