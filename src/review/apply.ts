@@ -51,11 +51,13 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
     try {
       await writingWorktree(tree, async () => {
         let stopped: string | undefined;
+        /** Patches that did not apply, and the files each touches. */
+        const failed: { index: number; files: string[] }[] = [];
         // The parts the mailbox holds, in order; a part it lacks is named once by intake, not here.
         for (const p of [...patches].sort((a, b) => a.index - b.index)) {
           const i = p.index;
           if (stopped) {
-            outcomes.push({ index: i, applied: false, reason: `not applied: ${stopped}`, failures: [] });
+            outcomes.push({ index: i, applied: false, reason: await onItsOwn(dir, p, failed, stopped), failures: [] });
             continue;
           }
           const file = path.join(work, `${String(i).padStart(4, '0')}.eml`);
@@ -84,6 +86,7 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
           const reason = failures.length ? kindWords(failures[0]!.kind) : diff ? 'does not apply' : 'holds no diff';
           outcomes.push({ index: i, applied: false, reason: `${reason}: ${failures[0]?.message ?? gitSays}`, failures });
           stopped = `patch ${i} before it did not apply`;
+          failed.push({ index: i, files: pathsOf(diff) });
         }
       });
     } finally {
@@ -93,6 +96,18 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
     await gitRaw(tree.root, ['branch', '-f', branch, tip]);
     return { outcomes, tip };
   });
+}
+
+/**
+ * What a patch after a failed one would do: apply on what did apply (so it needs none of the failed ones), or need
+ * the failed patches that touch its files, or fail on its own.
+ */
+async function onItsOwn(dir: string, p: IncomingPatch, failed: { index: number; files: string[] }[], stopped: string): Promise<string> {
+  const diff = diffPart(p.message.body);
+  if (diff && (await gitRunRaw(dir, ['apply', '--check'], { input: diff })).code === 0) return `not applied: ${stopped}; it applies without it`;
+  const files = new Set(pathsOf(diff));
+  const needs = failed.filter((f) => f.files.some((x) => files.has(x))).map((f) => f.index);
+  return needs.length ? `not applied: needs patch ${needs.join(', ')}, which did not apply` : `not applied: ${stopped}, and it does not apply on its own either`;
 }
 
 /** The commit before `base` (of the last 500 touching its files) whose patch-id is the diff's, as `git cherry` matches. */

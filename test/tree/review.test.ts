@@ -29,7 +29,7 @@ afterAll(() => {
 });
 
 describe('series that do not apply', () => {
-  test('made against another base: the hunk context exists nowhere; the later patches are not applied', async () => {
+  test('made against another base: the hunk context exists nowhere; each later patch said to apply without it or to need it', async () => {
     const other = '/*\n * A file from another tree\n */\nint x;\nint y;\nint z;\n';
     const { code, report } = await review('wrong-base', seriesMbox(spec({
       id: 'wrong-base',
@@ -37,12 +37,14 @@ describe('series that do not apply', () => {
       patches: [
         { subject: 'lib/bsearch: Change y', body: `Change y.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'int y;', to: 'int yy;', base: other }] },
         { subject: 'lib/bsearch: Fix a comment', body: `Fix it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'binary search an array', to: 'binary search a sorted array' }] },
+        { subject: 'lib/bsearch: Change y again', body: `Change it again.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'int yy;', to: 'int yyy;', base: other.replace('int y;', 'int yy;') }] },
       ],
     })), '--no-build');
     expect(code).toBe(1);
-    expect(report.patches.map((p) => p.applied)).toEqual([false, false]);
+    expect(report.patches.map((p) => p.applied)).toEqual([false, false, false]);
     expect(report.patches[0]!.failures).toMatchObject([{ kind: 'wrong-base', file: 'lib/bsearch.c', hunk: 1 }]);
-    expect(report.patches[1]!.problems[0]!.message).toMatch(/not applied: patch 1 before it did not apply/);
+    expect(report.patches[1]!.problems[0]!.message).toBe('not applied: patch 1 before it did not apply; it applies without it');
+    expect(report.patches[2]!.problems[0]!.message).toBe('not applied: needs patch 1, which did not apply');
   });
 
   test('a conflict with an earlier patch: the differing lines are shown', async () => {
