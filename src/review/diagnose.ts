@@ -1,7 +1,7 @@
 // Why a patch does not apply, hunk by hunk: "wrong base" (its context is nowhere in the file), "conflict" (the
 // context is there but lines of it differ: changed by an earlier patch or upstream) or "mangled mail" (whitespace or
 // line-wrap damage, hunk line counts that no longer match). Pure: the patch text and file texts in, findings out.
-import { parsePatch, type StructuredPatch } from 'diff';
+import { diffArrays, parsePatch, type StructuredPatch } from 'diff';
 
 export type FailureKind = 'wrong-base' | 'conflict' | 'mangled';
 
@@ -144,15 +144,49 @@ function findBlock(lines: string[], block: string[]): number {
   return -1;
 }
 
-/** The start where most of `block` matches the file line for line (ties: nearest the hunk's own line). */
+/**
+ * Where `block` (a hunk's expected lines) sits in the file, and the lines that differ there: the start most of its
+ * lines vote for (ties: nearest the hunk's own line), then a real diff of the block against that stretch of the
+ * file, so one line inserted upstream is one difference, not every line after it.
+ */
 function bestAlignment(lines: string[], block: string[], hint: number): { at: number; matched: number; differs: { line: number; expected: string; found: string }[] } {
-  let at = 0;
-  let matched = -1;
-  for (let s = 0; s + block.length <= lines.length; s++) {
-    let n = 0;
-    for (let k = 0; k < block.length; k++) if (lines[s + k] === block[k]) n++;
-    if (n > matched || (n === matched && Math.abs(s - hint) < Math.abs(at - hint))) [at, matched] = [s, n];
+  const votes = new Map<number, number>();
+  const at = new Map<string, number[]>();
+  block.forEach((l, k) => l.trim() && at.set(l, [...(at.get(l) ?? []), k]));
+  lines.forEach((l, p) => {
+    for (const k of at.get(l) ?? []) votes.set(p - k, (votes.get(p - k) ?? 0) + 1);
+  });
+  let start = hint;
+  let best = 0;
+  for (const [s, n] of votes) if (n > best || (n === best && Math.abs(s - hint) < Math.abs(start - hint))) [start, best] = [s, n];
+  const from = Math.max(0, start - 2);
+  const window = lines.slice(from, Math.max(from, Math.min(lines.length, start + block.length + 2)));
+  const parts = diffArrays(block, window);
+  // Window lines before the first and after the last common line are the surroundings, not differences.
+  const common = parts.map((x, i) => (!x.added && !x.removed ? i : -1)).filter((i) => i >= 0);
+  const differs: { line: number; expected: string; found: string }[] = [];
+  let line = from;
+  let matched = 0;
+  for (const [i, x] of parts.entries()) {
+    const outside = common.length > 0 && (i < common[0]! || i > common.at(-1)!);
+    if (!x.added && !x.removed) {
+      (line += x.count ?? x.value.length), (matched += x.value.length);
+      continue;
+    }
+    if (x.added) {
+      const paired = parts[i - 1]?.removed ? parts[i - 1]!.value : [];
+      if (outside) {
+        // At the edges the file's lines nearest the common ones stand against the block's.
+        const skip = i < common[0]! ? Math.max(0, x.value.length - paired.length) : 0;
+        paired.forEach((expected, k) => differs.push({ line: line + skip + k + 1, expected, found: x.value[skip + k] ?? '' }));
+      } else {
+        x.value.forEach((found, k) => differs.push({ line: line + k + 1, expected: paired[k] ?? '', found }));
+        for (const expected of paired.slice(x.value.length)) differs.push({ line: line + x.value.length + 1, expected, found: '' });
+      }
+      line += x.value.length;
+      continue;
+    }
+    if (!parts[i + 1]?.added) x.value.forEach((expected) => differs.push({ line: line + 1, expected, found: lines[line] ?? '' }));
   }
-  const differs = block.flatMap((expected, k) => (lines[at + k] === expected ? [] : [{ line: at + k + 1, expected, found: lines[at + k] ?? '' }]));
-  return { at, matched: Math.max(matched, 0), differs };
+  return { at: Math.max(0, start), matched, differs };
 }

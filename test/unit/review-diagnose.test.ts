@@ -62,3 +62,15 @@ test('two files, trailing text between hunks of one file is dropped, the next fi
   const diff = 'diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nnoise\ndiff --git a/g b/g\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n';
   expect(trimDiff(diff)).toBe('diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/g b/g\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-x\n+y\n');
 });
+
+test('a conflict with one line inserted upstream inside the context shows that line only, not every line after it', () => {
+  const base = ['int a;', 'int b;', 'int c;', 'int d;', 'int e;', 'int f;', ''].join('\n');
+  const now = base.replace('int c;\n', 'int c;\nint upstream;\n').replace('int e;', 'int ee;');
+  const d = ['--- a/f.c', '+++ b/f.c', '@@ -1,6 +1,6 @@', ' int a;', ' int b;', ' int c;', ' int d;', '-int e;', '+int E;', ' int f;', ''].join('\n');
+  const [f] = diagnose(d, { now: () => now, atBase: () => base, touchedBy: () => [] });
+  expect(f).toMatchObject({ kind: 'conflict', hunk: 1 });
+  expect(f!.differs).toEqual([
+    { line: 4, expected: '', found: 'int upstream;' },
+    { line: 6, expected: 'int e;', found: 'int ee;' },
+  ]);
+});
