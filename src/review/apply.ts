@@ -11,6 +11,7 @@ import { gitRaw, gitRunRaw, readManyAtCommit } from '../tools/git.js';
 import { checkNoSymlinkOut, checkTreePath } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { withLock, worktreeAt, writingWorktree } from '../tree/worktree.js';
+import { guessBase } from './base-guess.js';
 import { diagnose, diffPart, pathsOf, type HunkFailure } from './diagnose.js';
 import type { IncomingPatch } from './intake.js';
 import { addTrailers } from './trailers.js';
@@ -84,7 +85,9 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
           const gitReadsIt = found.some((f) => f.kind === 'mangled' && f.hunk === 0) && (await gitRunRaw(dir, ['apply', '--stat'], { input: diff })).code === 0;
           const failures = gitReadsIt ? [] : found;
           const reason = failures.length ? kindWords(failures[0]!.kind) : diff ? 'does not apply' : 'holds no diff';
-          outcomes.push({ index: i, applied: false, reason: `${reason}: ${failures[0]?.message ?? gitSays}`, failures });
+          const guess = failures.some((f) => f.kind !== 'mangled') ? await guessBase(dir, diff) : undefined;
+          const madeOn = guess ? `; its index lines name the files of ${guess.commit}${guess.matched < guess.of ? ` (${guess.matched} of ${guess.of} files)` : ''}` : '';
+          outcomes.push({ index: i, applied: false, reason: `${reason}: ${failures[0]?.message ?? gitSays}${madeOn}`, failures });
           stopped = `patch ${i} before it did not apply`;
           failed.push({ index: i, files: pathsOf(diff) });
         }

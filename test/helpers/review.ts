@@ -42,20 +42,20 @@ export async function reviewMbox(tree: KernelTree, out: string, name: string, mb
 export const findingKinds = (r: ReviewReport) => r.patches.map((p) => [...p.problems.map((x) => x.kind), ...p.checkpatch.findings.map((f) => `checkpatch:${f.type}`)].sort());
 
 /**
- * A commit on HEAD that replaces `from` with `to` in `file`, made with git's plumbing in an index of its own: no
+ * A commit on `parent` (HEAD) that replaces `from` with `to` in `file`, made with git's plumbing in an index of its own: no
  * branch, index or file of the checkout changes. Returns its id.
  */
-export function scratchCommit(root: string, file: string, from: string, to: string, subject: string): string {
+export function scratchCommit(root: string, file: string, from: string, to: string, subject: string, parent = 'HEAD'): string {
   const index = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-index-')), 'index');
   const env = { ...process.env, GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.org', GIT_COMMITTER_NAME: 'A U Thor', GIT_COMMITTER_EMAIL: 'author@example.org' };
   const g = (args: string[], input?: string) => execFileSync('git', args, { cwd: root, env, input, encoding: 'utf8' }).trim();
   try {
-    const text = g(['show', `HEAD:${file}`]);
+    const text = g(['show', `${parent}:${file}`]);
     expect(text).toContain(from);
     const blob = g(['hash-object', '-w', '--stdin'], `${text.replace(from, to)}\n`);
-    g(['read-tree', 'HEAD']);
+    g(['read-tree', parent]);
     g(['update-index', '--cacheinfo', `100644,${blob},${file}`]);
-    return g(['commit-tree', g(['write-tree']), '-p', 'HEAD', '-m', `${subject}\n\nChange it.\n\n${SOB}`]);
+    return g(['commit-tree', g(['write-tree']), '-p', parent, '-m', `${subject}\n\nChange it.\n\n${SOB}`]);
   } finally {
     fs.rmSync(path.dirname(index), { recursive: true, force: true });
   }

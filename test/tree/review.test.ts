@@ -77,6 +77,16 @@ describe('series that do not apply', () => {
     expect(report.patches[0]!.failures).toEqual([]);
   });
 
+  test('a patch made on a commit this tree is not at: its index lines name that commit (b4 --guess-base)', async () => {
+    const upstream = scratchCommit(tree.root, 'lib/bsearch.c', ' * @size: size of each element', ' * @size: size of one element', 'lib/bsearch: Upstream rewords @size');
+    const mine = scratchCommit(tree.root, 'lib/bsearch.c', ' * @size: size of one element', ' * @size: size of one element, in bytes', 'lib/bsearch: Say @size is in bytes', upstream);
+    // Where a user's tree has it: on a branch (git log --all finds it there).
+    git(tree.root, 'update-ref', 'refs/kseries-test/upstream', upstream);
+    const { report } = await review('guess-base', git(tree.root, 'format-patch', '-1', '--stdout', mine), '--no-build').finally(() => git(tree.root, 'update-ref', '-d', 'refs/kseries-test/upstream'));
+    expect(report.patches[0]!.applied).toBe(false);
+    expect(report.patches[0]!.problems[0]!.message).toMatch(new RegExp(`; its index lines name the files of ${upstream.slice(0, 12)} \\("lib/bsearch: Upstream rewords @size"\\)$`));
+  });
+
   test('a mangled mail (a long line re-wrapped by a mail client)', async () => {
     const { report } = await review('mangled', seriesMbox(spec({
       id: 'mangled',
