@@ -29,7 +29,8 @@ export function writeReplies(report: ReviewReport, intake: Intake, opts: Replies
   const flagged = report.patches.filter(reviewFindings);
   for (const p of flagged) {
     const mail = intake.patches.find((x) => x.index === p.index);
-    if (!mail) continue;
+    // Not applied only because an earlier patch failed, and nothing of its own to fix: the cover reply says it.
+    if (!mail || (!p.applied && p.failures.length === 0 && p.problems[0]?.kind === 'not-applied' && findingsOf(p).length === 0)) continue;
     out.push({ name: `${String(p.index).padStart(4, '0')}-reply.eml`, index: p.index, text: writeReply(mail.message, patchReplyBody(p, report, mail.message), opts) });
   }
   if (intake.cover) {
@@ -85,9 +86,18 @@ function findingsOf(p: ReviewPatch): Finding[] {
     for (const d of f.differs ?? []) lines.push(`  line ${d.line}: the patch expects: ${d.expected}`, `  ${' '.repeat(String(d.line).length + 5)}the tree has:      ${d.found}`);
     out.push({ file: f.file, line: f.hunk > 0 ? -f.hunk : undefined, text: lines });
   }
-  for (const x of p.problems.filter((y) => y.kind !== 'not-applied' || p.failures.length === 0)) out.push({ text: [`${x.severity}: ${x.message}`] });
+  // The fate is the reply's first line (fateOf); here only what the author is to fix.
+  for (const x of p.problems.filter((y) => y.kind !== 'not-applied' && y.kind !== 'already-applied')) out.push({ text: [`${x.severity}: ${x.message}`] });
   for (const n of p.build.notBuilt) out.push({ text: [`not build-tested: ${n.object}: ${n.reason}`] });
   return out;
+}
+
+/** What happened to the patch, first: applied and checked, already in the tree, or why it did not apply. */
+function fateOf(p: ReviewPatch, r: ReviewReport): string {
+  const base = r.series.base.slice(0, 12);
+  if (p.applied) return `kseries applied this patch on ${base}${r.series.patches > 1 ? ` with the ones before it` : ''} and checked it; it found:`;
+  const why = p.problems[0]?.message ?? 'it did not apply';
+  return `kseries did not apply this patch on ${base}: ${why.replace(/^not applied: /, '')}.${findingsOf(p).length ? ' In detail:' : ''}`;
 }
 
 function patchReplyBody(p: ReviewPatch, r: ReviewReport, mail: Message): string {
@@ -105,7 +115,7 @@ function patchReplyBody(p: ReviewPatch, r: ReviewReport, mail: Message): string 
     if (at) placed.set(at, [...(placed.get(at) ?? []), f]);
     else loose.push(f);
   }
-  const out = [`Hi ${firstName(mail.from)},`, '', `kseries applied this series on ${r.series.base.slice(0, 12)} and checked each patch; for this one it found:`, ''];
+  const out = [`Hi ${firstName(mail.from)},`, '', fateOf(p, r), ''];
   for (const f of loose) out.push(...f.text, '');
   if (placed.size) {
     out.push(attribution(mail), '');
