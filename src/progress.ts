@@ -46,7 +46,8 @@ export function buildSample(buildDir: string, estimate?: () => Promise<number | 
   let total: number | undefined;
   let asked = false;
   return () => {
-    if (estimate && !asked && fs.existsSync(path.join(buildDir, '.config'))) {
+    // Kbuild writes auto.conf when the build starts, from the final .config (kunit.py writes a partial one first).
+    if (estimate && !asked && fs.existsSync(path.join(buildDir, 'include/config/auto.conf'))) {
       asked = true;
       estimate().then((n) => (total = n), () => undefined);
     }
