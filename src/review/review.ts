@@ -11,6 +11,7 @@ import { runCheckpatch } from '../tools/kernel-scripts.js';
 import { commitOf, type KernelTree } from '../tree/tree.js';
 import { applySeries, assertSafePaths, type ApplyOutcome } from './apply.js';
 import { identifyOne, identifySeries, type Intake } from './intake.js';
+import { hasDiff } from './threads.js';
 import { assertSandbox, SANDBOX_BWRAP } from '../tools/sandbox.js';
 
 export interface ReviewOptions extends BuildOptions {
@@ -79,8 +80,15 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   const { tree } = opts;
   const sandbox = opts.build ? await assertSandbox(opts.trust, opts.env) : 'none (--no-build)';
   const messages = await readMailbox(opts.input, opts.stdin);
+  // A plain diff (quilt, diff -Naur, a description then a diff) is no mail: git am has no author or subject for it.
+  if (messages.some((m) => !m.from.address && hasDiff(m.raw))) {
+    throw new MailboxError(`${opts.input}: a diff without mail headers (no From:), which git am cannot apply`, 'commit it and write it with git format-patch, or apply it with git apply');
+  }
   const intake = opts.single ? identifyOne(messages) : identifySeries(messages, { version: opts.version });
-  if (intake.patches.length === 0) throw new MailboxError(`${opts.input}: holds no patch (no message with a diff that is not a reply)`, 'give the mbox of a series, e.g. b4 mbox <msgid> or a lore t.mbox.gz, gunzipped');
+  if (intake.patches.length === 0) {
+    const inReplies = messages.filter((m) => hasDiff(m.body)).length;
+    throw new MailboxError(`${opts.input}: holds no patch (${inReplies ? `its only diff${inReplies > 1 ? 's are' : ' is'} in a reply, Re:` : 'no message with a diff'})`, 'give the mbox of a series, e.g. b4 mbox <msgid> or a lore t.mbox.gz, gunzipped');
+  }
   // Paths that leave the tree are refused before anything happens (and again against the worktree, for symlinks).
   for (const p of intake.patches) assertSafePaths(tree.root, p);
   const problems: Problem[] = [...intake.problems];

@@ -32,6 +32,11 @@ export interface SentSeries {
 }
 
 const DIFF = /^diff --git |^--- \S.*\n\+\+\+ \S|^@@ -\d|^GIT binary patch$/m;
+
+/** Whether a text holds a diff (git's: `diff --git`, a `---`/`+++` pair, a hunk, a binary patch). */
+export function hasDiff(text: string): boolean {
+  return DIFF.test(text);
+}
 const DIFFSTAT = /^\s*\d+ files? changed\b/m;
 
 /** Every message of the mailbox, classified and linked to the one it answers. Duplicate Message-IDs count once. */

@@ -171,6 +171,20 @@ describe('b4, recipients and bad input', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^kseries: .*holds no patch/);
   });
+
+  // Shapes met in real patch collections (OpenWrt, Armbian, LibreELEC, Debian): a diff -Naur or quilt file without
+  // mail headers, a description then a diff, and a list mail whose only diff is in a reply.
+  test.each([
+    ['plain-diff', 'diff -Naur a/lib/bsearch.c b/lib/bsearch.c\n--- a/lib/bsearch.c\n+++ b/lib/bsearch.c\n@@ -1,1 +1,1 @@\n-x\n+y\n', /^kseries: .*plain-diff\.patch: a diff without mail headers \(no From:\), which git am cannot apply\nhint: commit it/],
+    ['described-diff', 'Fix the thing.\n\n--- a/lib/bsearch.c\n+++ b/lib/bsearch.c\n@@ -1,1 +1,1 @@\n-x\n+y\n', /a diff without mail headers/],
+    ['reply-diff', 'From: A <a@kernel.org>\nSubject: Re: lib: trouble\n\nTry this:\n\n--- a/lib/bsearch.c\n+++ b/lib/bsearch.c\n@@ -1,1 +1,1 @@\n-x\n+y\n', /holds no patch \(its only diff is in a reply, Re:\)/],
+  ])('%s: one line saying what the file is (exit 2)', async (name, text, want) => {
+    const file = path.join(out, `${name}.patch`);
+    fs.writeFileSync(file, text);
+    const r = await cli(['--tree', tree.root, 'review', file, '--no-build']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(want);
+  });
 });
 
 test('mutated mailboxes through the whole command on the real tree: exit 0, 1 or 2, never a bug', async () => {
