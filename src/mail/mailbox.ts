@@ -62,7 +62,7 @@ function stdinFile(work: string, stdin?: () => string): string {
   return file;
 }
 
-/** A file, a Maildir (cur/ and new/), or a folder of mail files (.patch, .eml, .mbox, .mbx) taken in name order. */
+/** A file, a Maildir (cur/ and new/), or a folder of mail files (.patch, .eml, .mbox, .mbx, .diff, or format-patch's NNNN- names) taken in name order. */
 function sourcesOf(input: string): string[] {
   let st: fs.Stats;
   try {
@@ -72,7 +72,8 @@ function sourcesOf(input: string): string[] {
   }
   if (!st.isDirectory()) return [input];
   if (fs.existsSync(path.join(input, 'cur')) || fs.existsSync(path.join(input, 'new'))) return [input];
-  const files = fs.readdirSync(input).filter((f) => /\.(patch|eml|mbox|mbx)$/.test(f)).sort().map((f) => path.join(input, f));
+  // format-patch's NNNN-subject names whatever their extension (trees keep them as .tsn, .5g, .cve).
+  const files = fs.readdirSync(input).filter((f) => /\.(patch|eml|mbox|mbx|diff)$/.test(f) || /^\d{4}-./.test(f)).sort().map((f) => path.join(input, f));
   if (files.length === 0) throw new MailboxError(`${input}: a folder without .patch, .eml or .mbox files, and not a Maildir`, 'give the folder git format-patch wrote, or an mbox');
   return files;
 }

@@ -68,6 +68,13 @@ test('one mail without a From line, a Maildir, a folder of .patch files, stdin',
   fs.writeFileSync(path.join(patches, '0001-a.patch'), QP);
   fs.writeFileSync(path.join(patches, 'report.json'), '{}');
   expect((await readMailbox(patches)).map((m) => m.messageId)).toEqual(['qp@example.org', 'b64@example.org']);
+  // A tree's patch folder keeps format-patch's names with an extension of its own (Intel's overlay: .tsn, .5g).
+  const named = path.join(dir, 'named');
+  fs.mkdirSync(named);
+  fs.writeFileSync(path.join(named, '0002-b.5g'), B64);
+  fs.writeFileSync(path.join(named, '0001-a.5g'), QP);
+  fs.writeFileSync(path.join(named, 'series'), '0001-a.5g\n0002-b.5g\n');
+  expect((await readMailbox(named)).map((m) => m.messageId)).toEqual(['qp@example.org', 'b64@example.org']);
   expect((await readMailbox('-', () => QP))[0]!.messageId).toBe('qp@example.org');
 });
 
