@@ -11,7 +11,7 @@ test('the manifest asks for an RFC and the kprobes KUnit suite with the census',
   expect(recipe.code).toBeUndefined();
   expect(recipe.manifest.rfc).toBe(true);
   expect(recipe.manifest.kunit).toEqual({
-    config: ['CONFIG_KUNIT=y', 'CONFIG_DEBUG_KERNEL=y', 'CONFIG_KPROBES=y', 'CONFIG_KRETPROBES=y', 'CONFIG_KPROBES_SANITY_TEST=y'],
+    config: ['CONFIG_KUNIT=y', 'CONFIG_DEBUG_KERNEL=y', 'CONFIG_KPROBES=y', 'CONFIG_KRETPROBES=y', 'CONFIG_KPROBES_SANITY_TEST=y', 'CONFIG_ACPI=n'],
     kprobeCensus: true,
   });
   expect(recipe.manifest.patches.map((p) => p.subject)).toEqual([
