@@ -71,7 +71,8 @@ describe('a series with a defect in every patch, built in the sandbox', () => {
       [],
       [],
       ['checkpatch:SPACING', 'checkpatch:TRAILING_WHITESPACE'],
-      ['author-signoff'],
+      // No Signed-off-by of its author: the rule, and checkpatch (which --mailback used to silence).
+      ['author-signoff', 'checkpatch:MISSING_SIGN_OFF'],
       ['subject-length'],
     ]);
     expect(r.report.problems).toEqual([]);
