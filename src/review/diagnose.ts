@@ -1,6 +1,7 @@
 // Why a patch does not apply, hunk by hunk: "wrong base" (its context is nowhere in the file), "conflict" (the
 // context is there but lines of it differ: changed by an earlier patch or upstream) or "mangled mail" (whitespace or
 // line-wrap damage, hunk line counts that no longer match). Pure: the patch text and file texts in, findings out.
+import { createHash } from 'node:crypto';
 import { diffArrays, parsePatch, type StructuredPatch } from 'diff';
 
 export type FailureKind = 'wrong-base' | 'conflict' | 'mangled';
@@ -62,6 +63,15 @@ export function trimDiff(diff: string): string {
     while (i < lines.length && !lines[i]!.startsWith('@@ ') && !fileStart(i)) i++;
   }
   return `${out.join('\n').replace(/\n*$/, '')}\n`;
+}
+
+/**
+ * What `git patch-id` compares, without git: the diff with its `index` and `diff --git` lines, hunk line numbers and
+ * whitespace left out. Two mails with the same identity change the same lines the same way (a resend, a rebase).
+ */
+export function diffIdentity(body: string): string {
+  const lines = diffPart(body).split('\n').filter((l) => !/^(index |diff --git )/.test(l)).map((l) => (l.startsWith('@@') ? '@@' : l.replace(/\s+/g, '')));
+  return createHash('sha1').update(lines.join('\n')).digest('hex');
 }
 
 /** The files a patch's diff names (old and new sides, renames included), as written: the caller checks they are safe. */

@@ -6,6 +6,7 @@ import { formatAddress } from '../mail/mailbox.js';
 import type { Problem } from '../check/rules.js';
 import { MailboxError } from '../errors.js';
 import type { PatchSubject } from './subject.js';
+import { diffIdentity } from './diagnose.js';
 import { readThreads, sentSeries, type Mail, type SentSeries } from './threads.js';
 import { givenBy, trailersOf } from './trailers.js';
 
@@ -151,18 +152,22 @@ function notThreaded(cover: Mail | undefined, patches: IncomingPatch[], mails: M
  */
 function collectTrailers(mails: Mail[], cover: Mail | undefined, patches: IncomingPatch[], parts: Map<number, { mail: Mail }>, problems: Problem[]): number {
   const byMail = new Map([...parts].map(([n, { mail }]) => [mail, patches.find((p) => p.index === n)!]));
+  // A reply to a patch of another version counts for the patch of this one with the same diff (b4, by patch-id).
+  const byIdentity = new Map(patches.map((p) => [diffIdentity(p.message.body), p]));
   let counted = 0;
   for (const r of mails.filter((m) => m.kind === 'reply')) {
     let target = r.parent;
     while (target && target.kind === 'reply') target = target.parent;
-    if (!target || (target !== cover && !byMail.has(target))) continue;
+    if (!target) continue;
+    const to = target === cover ? patches : byMail.has(target) ? [byMail.get(target)!] : target.kind === 'patch' ? [byIdentity.get(diffIdentity(target.message.body))].filter((p) => p !== undefined) : [];
+    if (to.length === 0) continue;
     counted++;
     for (const t of trailersOf(r.message.body)) {
       if (!givenBy(t, r.message.from)) {
         problems.push({ kind: 'trailer-not-sender', severity: 'note', message: `"${t}" in a reply from ${formatAddress(r.message.from)} names someone else; not added (b4 am does the same)` });
         continue;
       }
-      for (const p of target === cover ? patches : [byMail.get(target)!]) {
+      for (const p of to) {
         if (!p.trailers.includes(t) && !p.message.body.includes(t)) p.trailers.push(t);
       }
     }

@@ -194,6 +194,23 @@ describe('the series in a mailbox', () => {
     expect(s.problems.map((p) => [p.kind, p.severity, p.message])).toEqual([['trailer-not-sender', 'note', '"Acked-by: Boss <boss@x.org>" in a reply from R <r@x.org> names someone else; not added (b4 am does the same)']]);
   });
 
+  test('a review of v1 counts for the v2 patch with the same diff, not for one whose diff changed (b4, by patch-id)', () => {
+    const to = (line: string) => (m: Message) => ({ ...m, body: m.body.replace('+b', line) });
+    const mbox = [
+      msg('[PATCH 0/2] a: b', { id: 'w0@x' }),
+      msg('[PATCH 1/2] a: one', { id: 'w1@x', parent: 'w0@x' }),
+      to('+d')(msg('[PATCH 2/2] a: two', { id: 'w2@x', parent: 'w0@x' })),
+      msg('Re: [PATCH 1/2] a: one', { diff: false, from: R, parent: 'w1@x', body: 'Reviewed-by: R <r@x.org>' }),
+      msg('Re: [PATCH 2/2] a: two', { diff: false, from: R, parent: 'w2@x', body: 'Acked-by: R <r@x.org>' }),
+      msg('[PATCH v2 0/2] a: b', { id: 'y0@x', body: 'v2: reworded 1/2, fixed 2/2' }),
+      msg('[PATCH v2 1/2] a: one, reworded', { parent: 'y0@x', body: 'Better words.\n\nSigned-off-by: A <a@x.org>' }),
+      to('+c')(msg('[PATCH v2 2/2] a: two', { parent: 'y0@x' })),
+    ];
+    const s = identifySeries(mbox);
+    expect(s.version).toBe(2);
+    expect(s.patches.map((p) => p.trailers)).toEqual([['Reviewed-by: R <r@x.org>'], []]);
+  });
+
   test('a reply that kept the patch\'s subject (no Re:) is a reply when it gives trailers', () => {
     const s = identifySeries([msg('[PATCH] a: one', { id: 'k1@x' }), msg('[PATCH] a: one', { diff: false, from: R, parent: 'k1@x', body: 'Reviewed-by: R <r@x.org>' })]);
     expect(s.patches[0]!.trailers).toEqual(['Reviewed-by: R <r@x.org>']);
