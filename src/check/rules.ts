@@ -9,6 +9,11 @@ export interface Problem {
   message: string;
 }
 
+/** Whether a problem is a finding: a note only states a fact about what was received (another version, a resend). */
+export function isFinding(p: Problem): boolean {
+  return p.severity !== 'note';
+}
+
 export interface CommitMessage {
   subject: string;
   /** The message after the subject line. */

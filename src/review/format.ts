@@ -1,5 +1,6 @@
 // The review as text for the terminal: the series, a table per patch, then what each finding is. Pure.
 import { patchDetails } from '../check/report.js';
+import { isFinding } from '../check/rules.js';
 import { reviewFindings, type ReviewReport } from './review.js';
 
 export function formatReview(r: ReviewReport): string {
@@ -28,7 +29,7 @@ export function formatReview(r: ReviewReport): string {
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   const flagged = r.patches.filter(reviewFindings).length;
-  const problems = r.problems.filter((x) => x.severity !== 'note').length;
+  const problems = r.problems.filter(isFinding).length;
   out.push('', r.verdict === 'clean' ? `clean: ${r.patches.length} patches applied and checked` : `findings: ${flagged} of ${r.patches.length} patches, ${problems} series problem${problems === 1 ? '' : 's'}`);
   return out.join('\n');
 }

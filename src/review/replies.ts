@@ -4,6 +4,7 @@
 import { parsePatch, type StructuredPatch } from 'diff';
 import type { Address, Message } from '../mail/mailbox.js';
 import { attribution, quote, writeReply } from '../mail/reply.js';
+import { isFinding } from '../check/rules.js';
 import { diffPart } from './diagnose.js';
 import type { Intake } from './intake.js';
 import { reviewFindings, type ReviewPatch, type ReviewReport } from './review.js';
@@ -44,7 +45,7 @@ export function summaryLine(r: ReviewReport): string {
   const flagged = r.patches.filter(reviewFindings);
   const n = r.series.announced;
   const checks = r.compiler === 'none' ? 'passed checkpatch, the message rules and the recipients check (not built)' : 'built with no new warning and passed checkpatch, the message rules and the recipients check';
-  const problems = r.problems.filter((x) => x.severity !== 'note');
+  const problems = r.problems.filter(isFinding);
   if (flagged.length === 0 && problems.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, ${checks}.`;
   const what = flagged.map((p) => `${p.index}/${n}: ${headline(p)}`).join('; ');
   const series = problems.length ? `${flagged.length ? '; ' : ''}series: ${problems.map((x) => x.kind).join(', ')}` : '';
@@ -93,11 +94,11 @@ function findingsOf(p: ReviewPatch): Finding[] {
 }
 
 /** What happened to the patch, first: applied and checked, already in the tree, or why it did not apply. */
-function fateOf(p: ReviewPatch, r: ReviewReport): string {
+function fateOf(p: ReviewPatch, r: ReviewReport, findings: number): string {
   const base = r.series.base.slice(0, 12);
   if (p.applied) return `kseries applied this patch on ${base}${r.series.patches > 1 ? ` with the ones before it` : ''} and checked it; it found:`;
   const why = p.problems[0]?.message ?? 'it did not apply';
-  return `kseries did not apply this patch on ${base}: ${why.replace(/^not applied: /, '')}.${findingsOf(p).length ? ' In detail:' : ''}`;
+  return `kseries did not apply this patch on ${base}: ${why.replace(/^not applied: /, '')}.${findings ? ' In detail:' : ''}`;
 }
 
 function patchReplyBody(p: ReviewPatch, r: ReviewReport, mail: Message): string {
@@ -115,7 +116,7 @@ function patchReplyBody(p: ReviewPatch, r: ReviewReport, mail: Message): string 
     if (at) placed.set(at, [...(placed.get(at) ?? []), f]);
     else loose.push(f);
   }
-  const out = [`Hi ${firstName(mail.from)},`, '', fateOf(p, r), ''];
+  const out = [`Hi ${firstName(mail.from)},`, '', fateOf(p, r, findings.length), ''];
   for (const f of loose) out.push(...f.text, '');
   if (placed.size) {
     out.push(attribution(mail), '');

@@ -4,7 +4,7 @@ import type { BuildOptions } from '../build/builder.js';
 import { checkRange, type CheckOptions } from '../check/check.js';
 import type { BuildReport, PatchReport } from '../check/report.js';
 import { patchHasFindings } from '../check/report.js';
-import type { Problem } from '../check/rules.js';
+import { isFinding, type Problem } from '../check/rules.js';
 import { MailboxError, UsageError } from '../errors.js';
 import { readMailbox } from '../mail/mailbox.js';
 import { runCheckpatch } from '../tools/kernel-scripts.js';
@@ -134,7 +134,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     sandbox,
     patches,
     problems,
-    verdict: patches.some(reviewFindings) || problems.some((x) => x.severity !== 'note') ? 'findings' : 'clean',
+    verdict: patches.some(reviewFindings) || problems.some(isFinding) ? 'findings' : 'clean',
   };
   return { report, intake };
 }

@@ -62,18 +62,16 @@ test('one mail without a From line, a Maildir, a folder of .patch files, stdin',
   for (const sub of ['cur', 'new', 'tmp']) fs.mkdirSync(path.join(md, sub), { recursive: true });
   fs.writeFileSync(path.join(md, 'new', '1.mail'), B64.split('\n').slice(1).join('\n'));
   expect((await readMailbox(md)).map((m) => m.messageId)).toEqual(['b64@example.org']);
-  const patches = path.join(dir, 'patches');
-  fs.mkdirSync(patches);
-  fs.writeFileSync(path.join(patches, '0002-b.patch'), B64);
-  fs.writeFileSync(path.join(patches, '0001-a.patch'), QP);
-  fs.writeFileSync(path.join(patches, 'report.json'), '{}');
+  const folder = (name: string, files: Record<string, string>) => {
+    const at = path.join(dir, name);
+    fs.mkdirSync(at);
+    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(at, f), text);
+    return at;
+  };
+  const patches = folder('patches', { '0002-b.patch': B64, '0001-a.patch': QP, 'report.json': '{}' });
   expect((await readMailbox(patches)).map((m) => m.messageId)).toEqual(['qp@example.org', 'b64@example.org']);
   // A tree's patch folder keeps format-patch's names with an extension of its own (Intel's overlay: .tsn, .5g).
-  const named = path.join(dir, 'named');
-  fs.mkdirSync(named);
-  fs.writeFileSync(path.join(named, '0002-b.5g'), B64);
-  fs.writeFileSync(path.join(named, '0001-a.5g'), QP);
-  fs.writeFileSync(path.join(named, 'series'), '0001-a.5g\n0002-b.5g\n');
+  const named = folder('named', { '0002-b.5g': B64, '0001-a.5g': QP, series: '0001-a.5g\n0002-b.5g\n' });
   expect((await readMailbox(named)).map((m) => m.messageId)).toEqual(['qp@example.org', 'b64@example.org']);
   expect((await readMailbox('-', () => QP))[0]!.messageId).toBe('qp@example.org');
 });
