@@ -1,19 +1,22 @@
-// KUnit on a commit of the tree: kunit.py builds the test kernel in one build directory kept per tree, from one
-// worktree kept for it, so the series' kernel after the base's rebuilds only what the series changes (the base's
-// after the series', the same); then boots it under QEMU (KVM where a probe guest boots, else TCG) and reads its
-// results.
-import { createHash } from 'node:crypto';
+// KUnit on a commit of the tree: kunit.py builds the test kernel and boots it under QEMU (KVM where a probe guest
+// boots, else TCG), and kseries reads its results. The kernel starts from tinyconfig with a console and the
+// kunitconfig's symbols (kunit.py's own start, olddefconfig of the kunitconfig alone, builds every default driver:
+// twice the objects); kunit.py keeps a .config its kunitconfig is a subset of. Source and build directory are shared
+// by every tree (a source folder in kseries' cache), so the series' kernel after the base's rebuilds only what the
+// series changes, whichever clone asked. A kunitconfig tinyconfig cannot satisfy builds from kunit.py's own start.
 import fs from 'node:fs';
 import path from 'node:path';
+import { KernelBuild } from '../build/builder.js';
 import { compilerPath } from '../build/compiler.js';
 import { objectsToBuild, setSymbols } from '../build/kbuild.js';
 import { onPath } from '../tools/which.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
-import { retire, withLock, worktreeAt } from '../tree/worktree.js';
+import { retire, sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
 import { kunitBuild, kunitExec } from '../tools/kunit.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { chooseAccel, type Accel } from './accel.js';
+import { BOOT_OFF } from './config.js';
 
 export interface KunitTest {
   suite: string;
@@ -42,10 +45,25 @@ export type KunitSlot = 'base' | 'series';
 /** Seconds the booted test kernel may run its tests (TCG is slow; the kprobes suite takes about a second). */
 const EXEC_TIMEOUT = 300;
 
-/** The build directory: one per tree (its git directory), outside the source. */
-export function kunitBuildDir(tree: KernelTree, env?: NodeJS.ProcessEnv): string {
-  const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
-  return path.join(cacheDir(env), 'kunit', treeId, 'kernel');
+/**
+ * What the test kernel adds to tinyconfig: 64-bit, printk on the serial console (KUnit's output), the menu most suites
+ * sit in, and the unwinder x86-64 kernels ship with (tinyconfig's guessing one fails the suites that check a stack
+ * trace, kprobes' nested kretprobe among them).
+ */
+const KUNIT_BASE = ['64BIT', 'PRINTK', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'RUNTIME_TESTING_MENU', 'UNWINDER_ORC'];
+
+/** What it switches off: as the boot kernel, -Os, xz and address randomization; and the guessing unwinder. */
+const KUNIT_OFF = [...BOOT_OFF, 'UNWINDER_GUESS'];
+
+/** Which start the test kernel's configuration had, and why not tinyconfig when it is kunit.py's. */
+export interface KunitKernel {
+  base: 'tinyconfig' | 'kunit.py';
+  why?: string;
+}
+
+/** How reports and messages name the test kernel: "tinyconfig + kunitconfig" or "kunit.py's config + kunitconfig". */
+export function kunitKernelLabel(k: KunitKernel): string {
+  return `${k.base === 'tinyconfig' ? 'tinyconfig' : "kunit.py's config"} + kunitconfig`;
 }
 
 /**
@@ -58,15 +76,16 @@ export async function runKunitAt(
   slot: KunitSlot,
   config: string[],
   opts: { accel?: Accel; env?: NodeJS.ProcessEnv; progress?: OnProgress } = {},
-): Promise<{ run: KunitRun; accel?: Accel; buildDir: string }> {
-  const buildDir = kunitBuildDir(tree, opts.env);
-  fs.mkdirSync(buildDir, { recursive: true });
-  const kunitconfig = `${buildDir}.kunitconfig`;
-  fs.writeFileSync(kunitconfig, `${config.join('\n')}\n`);
-  return withLock(tree, async () => {
-    // Before one build directory served both, each had its own, and a worktree.
-    await retire(tree, ['kunit-base', 'kunit-series'], ['base', 'series', 'base.kunitconfig', 'series.kunitconfig', 'base.results.json', 'series.results.json'].map((f) => path.relative(cacheDir(opts.env), path.join(path.dirname(buildDir), f))), opts.env);
-    const source = await worktreeAt(tree, commit, 'kunit');
+): Promise<{ run: KunitRun; accel?: Accel; buildDir: string; kernel: KunitKernel }> {
+  return withLockFile(sourceLock('kunit', opts.env), async () => {
+    // Before the test kernel started from tinyconfig, kunit.py made it in a build directory per tree, from a worktree.
+    await retire(tree, ['kunit'], ['kunit'], opts.env);
+    const source = await sourceAt(tree, commit, 'kunit', opts.env);
+    const { buildDir, kernel: configured } = await configureKernel(tree, source, commit, config, opts);
+    const symbols = () => [...setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))].sort().join();
+    const seeded = configured.base === 'tinyconfig' ? symbols() : undefined;
+    const kunitconfig = `${buildDir}.kunitconfig`;
+    fs.writeFileSync(kunitconfig, `${config.join('\n')}\n`);
     const t = { source, buildDir, kunitconfig };
     let started = Date.now();
     const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
@@ -75,8 +94,13 @@ export async function runKunitAt(
     const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
     const built = await withProgress(`building the KUnit kernel of the ${slot}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
     const buildSeconds = seconds(started);
+    // kunit.py keeps a .config only when it holds the kunitconfig and its record of it matches: say so if it did not.
+    // The next run then configures from tinyconfig again (configure() builds on a .config it finds).
+    const replaced = seeded !== undefined && fs.existsSync(path.join(buildDir, '.config')) && symbols() !== seeded;
+    if (replaced) fs.rmSync(path.join(buildDir, '.config'));
+    const kernel: KunitKernel = replaced ? { base: 'kunit.py', why: 'kunit.py made a .config of its own' } : configured;
     const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds, compiler: compiler.name, runSeconds: 0 };
-    if (built.code !== 0) return { run: { ...empty, status: 'build-failed', log: tail(`${built.stdout}\n${built.stderr}`) }, buildDir };
+    if (built.code !== 0) return { run: { ...empty, status: 'build-failed', log: tail(`${built.stdout}\n${built.stderr}`) }, buildDir, kernel };
     const accel = opts.accel ?? (await chooseAccel(path.join(buildDir, 'arch/x86/boot/bzImage'), opts.env));
     const json = `${buildDir}.${slot}.results.json`;
     fs.rmSync(json, { force: true });
@@ -90,8 +114,39 @@ export async function runKunitAt(
     const status = tests.length === 0 ? 'crashed' : failed > 0 || ran.code !== 0 ? 'failed' : 'passed';
     const run: KunitRun = { ...empty, status, tests, passed: count('PASS'), failed, skipped: count('SKIP'), runSeconds };
     if (status !== 'passed') run.log = tail(`${ran.stdout}\n${ran.stderr}`);
-    return { run, accel, buildDir };
+    return { run, accel, buildDir, kernel };
   });
+}
+
+/**
+ * The test kernel's build directory, configured: tinyconfig with KUNIT_BASE and the kunitconfig's symbols (their
+ * dependencies switched on as for any kseries kernel), and kunit.py's record of the kunitconfig it was made for, so
+ * that kunit.py keeps it. When a symbol of the kunitconfig stays off (a dependency tinyconfig lacks and kseries cannot
+ * tell), or a line sets a value, kunit.py configures from its own start, in a build directory of its own.
+ */
+async function configureKernel(tree: KernelTree, source: string, commit: string, config: string[], opts: { env?: NodeJS.ProcessEnv; progress?: OnProgress }): Promise<{ buildDir: string; kernel: KunitKernel }> {
+  const lines = config.map((l) => /^CONFIG_(\w+)=(.*)$/.exec(l.trim()) ?? /^# CONFIG_(\w+) is not set$/.exec(l.trim())).filter((m) => m !== null);
+  const fallback = async (why: string) => {
+    const buildDir = path.join(cacheDir(opts.env), 'build', 'shared', 'kunit.py-kunit');
+    fs.mkdirSync(buildDir, { recursive: true });
+    return { buildDir, kernel: { base: 'kunit.py' as const, why } };
+  };
+  const valued = lines.find((m) => m[2] !== undefined && !['y', 'm', 'n'].includes(m[2]));
+  if (valued) return fallback(`the kunitconfig sets CONFIG_${valued[1]} to a value`);
+  const on = lines.filter((m) => m[2] === 'y' || m[2] === 'm').map((m) => m[1]!);
+  const off = lines.filter((m) => m[2] === undefined || m[2] === 'n').map((m) => m[1]!);
+  const build = new KernelBuild(tree, source, { config: 'tinyconfig', flavour: 'kunit', distcc: false, env: opts.env, progress: opts.progress });
+  const left = await build.configure([...KUNIT_BASE, ...on], commit, [...KUNIT_OFF, ...off]);
+  const missing = on.find((s) => left.has(s));
+  if (missing) return fallback(left.get(missing)!);
+  fs.writeFileSync(path.join(build.buildDir, 'last_used_kunitconfig'), [...archConfig(source), ...config].join('\n') + '\n');
+  return { buildDir: build.buildDir, kernel: { base: 'tinyconfig' } };
+}
+
+/** The lines kunit.py adds for x86_64 QEMU (its qemu_configs/x86_64.py), which it counts as the kunitconfig's. */
+function archConfig(source: string): string[] {
+  const text = fs.readFileSync(path.join(source, 'tools/testing/kunit/qemu_configs/x86_64.py'), 'utf8');
+  return text.match(/^CONFIG_\w+=[^\s']+/gm) ?? [];
 }
 
 interface KunitJsonGroup {

@@ -329,16 +329,23 @@ export class KernelBuild {
   }
 }
 
-/** The make targets that make each named config, in order (a config fragment target merges into the .config). */
+/**
+ * The make targets that make each named config, in order (a config fragment target merges into the .config).
+ * `tinyconfig` is the KUnit kernel's base (boot/kunit.ts), not one a user names.
+ */
 const CONFIG_TARGETS: Record<string, string[]> = {
   defconfig: ['defconfig'],
   allmodconfig: ['allmodconfig'],
   minimal: ['tinyconfig', 'kvm_guest.config'],
+  tinyconfig: ['tinyconfig'],
 };
+
+/** The configs a user names with --config (anything else is a file). */
+const NAMED_CONFIGS = ['defconfig', 'allmodconfig', 'minimal'];
 
 /** Refuse a --config that is neither a known target nor a readable file, before any work starts. */
 export function assertConfig(config: string): void {
-  if (!CONFIG_TARGETS[config]) configFileHash(config);
+  if (!NAMED_CONFIGS.includes(config)) configFileHash(config);
 }
 
 /** A config file's build directory follows its content, so an edited file gets a fresh configuration. */
@@ -347,7 +354,7 @@ function configFileHash(file: string): string {
   try {
     text = fs.readFileSync(path.resolve(file), 'utf8');
   } catch {
-    throw new UsageError(`--config ${file}: no such file`, `give ${Object.keys(CONFIG_TARGETS).join(', ')} or the path of a .config file`);
+    throw new UsageError(`--config ${file}: no such file`, `give ${NAMED_CONFIGS.join(', ')} or the path of a .config file`);
   }
   return createHash('sha1').update(text).digest('hex').slice(0, 12);
 }

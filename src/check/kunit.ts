@@ -1,6 +1,6 @@
 // KUnit evidence for a range: the tests of a kunitconfig on the base and on the tip, compared, and (for a kprobe
 // series) the census of the tip's test kernel. The base's tests must pass on both; the tests the series adds must pass.
-import { runKunitAt, type KunitRun } from '../boot/kunit.js';
+import { runKunitAt, type KunitKernel, type KunitRun } from '../boot/kunit.js';
 import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
 import { codeDigest, keptResult } from '../kept.js';
 import { withProgress, type OnProgress } from '../progress.js';
@@ -13,6 +13,8 @@ export interface KunitReport {
   accel: 'kvm' | 'tcg';
   /** Why that accelerator: what the KVM probe saw. */
   accelWhy: string;
+  /** The test kernel's configuration: tinyconfig with the kunitconfig, or kunit.py's own start (and why). */
+  kernel: KunitKernel;
   base: KunitRun;
   series: KunitRun;
   /** Tests that run on the series and not on the base. */
@@ -51,10 +53,12 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
   log(`KUnit: building and booting the series' test kernel (${range.tip.slice(0, 12)})`);
   const series = await runKunitAt(tree, range.tip, 'series', spec.config, { env: opts.env, accel: base.accel, progress: opts.progress });
   const accel = base.accel ?? series.accel;
+  if (base.kernel.why) log(`KUnit: the test kernel is configured by kunit.py from its own start, not from tinyconfig: ${base.kernel.why}`);
   const report: KunitReport = {
     config: spec.config,
     accel: accel?.accel ?? 'tcg',
     accelWhy: accel?.why ?? 'no kernel was built to probe KVM with',
+    kernel: base.kernel,
     base: base.run,
     series: series.run,
     added: [],

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckReport } from '../check/report.js';
+import { kunitKernelLabel } from '../boot/kunit.js';
 import { configLine } from '../build/config-line.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
@@ -160,10 +161,10 @@ function checkedStatement(dir: string, tip: string, force: boolean): string {
   return wrapParagraphs(`Checked with kseries: ${parts.join('; ')}.`, 72);
 }
 
-/** "KUnit kprobes_test (x86_64 under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
+/** "KUnit kprobes_test (x86_64 tinyconfig + kunitconfig under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
 function kunitStatement(k: NonNullable<CheckReport['kunit']>): string {
   const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
-  return `KUnit ${suites} (x86_64 under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series`;
+  return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series`;
 }
 
 /** For a single patch, the changelog goes below the `---`, where git am drops it. */

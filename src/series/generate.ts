@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import type { BuildOptions } from '../build/builder.js';
 import { configLine } from '../build/config-line.js';
 import { proveRange } from '../check/check.js';
+import { kunitKernelLabel } from '../boot/kunit.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { RuntimeEvidence } from '../recipes/types.js';
@@ -130,6 +131,7 @@ function kunitVars(k: KunitReport): TemplateVars {
     accel: k.accel.toUpperCase(),
     accelWhy: k.accelWhy,
     config: k.config,
+    kernel: kunitKernelLabel(k.kernel),
     base: run(k.base),
     series: run(k.series),
     added: k.added.map((n) => n.replace(/^[^.]*\./, '')),

@@ -1,7 +1,7 @@
 // The kernels the kernel tier builds, named in one place. Each is built at most once per run and shared by every test
 // that needs it; all live in kseries' cache (~/.cache/kseries, or $KSERIES_CACHE), so a warm run rebuilds only what a
 // change touched. The files run in KERNEL_TIER_ORDER: npm start first, because it asks each shared kernel for the most
-// (the measured kernel, the lockdep kernel with CONFIG_MEMCG and CONFIG_TASKSTATS, the KUnit kernels), so the files
+// (the measured kernel, the lockdep kernel with CONFIG_MEMCG and CONFIG_TASKSTATS, the KUnit kernel), so the files
 // after it only add objects and never switch on a symbol that would rebuild a kernel they share.
 
 /**
@@ -20,7 +20,7 @@ export const KERNELS = [
   { kernel: 'defconfig objects', dir: 'build/<clone>/defconfig', users: 'start, static-keys, static-key, check, kprobe-analyze, distcc' },
   { kernel: 'sandboxed defconfig objects', dir: 'build/<clone>/defconfig-sandboxed', users: 'review' },
   { kernel: 'a two-line .config\'s objects', dir: 'build/<clone>/file-<hash>', users: 'static-key (--config FILE)' },
-  { kernel: 'KUnit base and series', dir: 'kunit/<clone>/{base,series}', users: 'start (kprobe-post)' },
+  { kernel: 'KUnit base and series (tinyconfig + kunitconfig)', dir: 'build/shared/tinyconfig-kunit', users: 'start (kprobe-post)' },
 ] as const;
 
 /** test/kernel/<name>.test.ts in the order they run; a file not named here runs after these. */
