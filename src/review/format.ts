@@ -18,6 +18,8 @@ export function formatReview(r: ReviewReport): string {
     const cp = `${p.checkpatch.errors}E ${p.checkpatch.warnings}W ${p.checkpatch.checks}C`;
     out.push(`${pad(String(p.index), 4)}${pad(p.applied ? 'yes' : 'NO', 9)}${pad(p.applied ? p.build.status : '-', 9)}${pad(String(p.build.newWarnings.length), 6)}${pad(cp, 12)}${pad(String(p.problems.length), 7)}${p.subject}`);
   }
+  // Patches after one that failed often say the same (not applied, and why): one block for a run of them.
+  const blocks: { first: number; last: number; subject: string; lines: string[] }[] = [];
   for (const p of r.patches) {
     const lines = patchDetails(p);
     for (const f of p.failures) {
@@ -25,7 +27,13 @@ export function formatReview(r: ReviewReport): string {
     }
     for (const t of p.trailers) lines.push(`  trailer from a reply: ${t}`);
     if (lines.length === 0 || (lines.length === 1 && /^  note:/.test(lines[0]!) && p.applied)) continue;
-    out.push('', `[${p.index}/${r.patches.length}] ${p.subject}`, ...lines);
+    const prev = blocks.at(-1);
+    if (prev && prev.last === p.index - 1 && !p.applied && prev.lines.join('\n') === lines.join('\n')) prev.last = p.index;
+    else blocks.push({ first: p.index, last: p.index, subject: p.subject, lines });
+  }
+  for (const b of blocks) {
+    const head = b.first === b.last ? `[${b.first}/${r.patches.length}] ${b.subject}` : `[${b.first}-${b.last}/${r.patches.length}] ${b.last - b.first + 1} patches, each:`;
+    out.push('', head, ...b.lines);
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   const flagged = r.patches.filter(reviewFindings).length;
