@@ -125,16 +125,17 @@ export async function runKunitAt(
  * tell), or a line sets a value, kunit.py configures from its own start, in a build directory of its own.
  */
 async function configureKernel(tree: KernelTree, source: string, commit: string, config: string[], opts: { env?: NodeJS.ProcessEnv; progress?: OnProgress }): Promise<{ buildDir: string; kernel: KunitKernel }> {
-  const lines = config.map((l) => /^CONFIG_(\w+)=(.*)$/.exec(l.trim()) ?? /^# CONFIG_(\w+) is not set$/.exec(l.trim())).filter((m) => m !== null);
-  const fallback = async (why: string) => {
+  // Every line is CONFIG_X=value: the recipe's manifest and check's --kunit reader keep no other.
+  const lines = config.map((l) => /^CONFIG_(\w+)=(.*)$/.exec(l)).filter((m) => m !== null);
+  const fallback = (why: string) => {
     const buildDir = path.join(cacheDir(opts.env), 'build', 'shared', 'kunit.py-kunit');
     fs.mkdirSync(buildDir, { recursive: true });
     return { buildDir, kernel: { base: 'kunit.py' as const, why } };
   };
-  const valued = lines.find((m) => m[2] !== undefined && !['y', 'm', 'n'].includes(m[2]));
+  const valued = lines.find((m) => !['y', 'm', 'n'].includes(m[2]!));
   if (valued) return fallback(`the kunitconfig sets CONFIG_${valued[1]} to a value`);
   const on = lines.filter((m) => m[2] === 'y' || m[2] === 'm').map((m) => m[1]!);
-  const off = lines.filter((m) => m[2] === undefined || m[2] === 'n').map((m) => m[1]!);
+  const off = lines.filter((m) => m[2] === 'n').map((m) => m[1]!);
   const build = new KernelBuild(tree, source, { config: 'tinyconfig', flavour: 'kunit', distcc: false, env: opts.env, progress: opts.progress });
   const left = await build.configure([...KUNIT_BASE, ...on], commit, [...KUNIT_OFF, ...off]);
   const missing = on.find((s) => left.has(s));
