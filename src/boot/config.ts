@@ -8,17 +8,21 @@ import { configSymbolsFor, type ReadText } from '../build/kbuild.js';
  * tracefs to count with, and what the workloads use (tmpfs, pipes, loopback TCP, cgroups, futexes, epoll, timers).
  * -O2 as real kernels are built, not tinyconfig's -Os, so the code measured is the code proved. A gzip'd image, not
  * tinyconfig's xz: every relink of a series compresses the kernel again, and gzip does it in a fraction of the time
- * (the decompressor runs before the kernel does: nothing measured changes).
+ * (the decompressor runs before the kernel does: nothing measured changes). The ORC unwinder x86-64 kernels ship with,
+ * not tinyconfig's guessing one, which fails the KUnit suites that check a stack trace (boot/kunit.ts runs KUnit here).
  */
 export const BOOT_SYMBOLS = [
   '64BIT', 'PRINTK', 'PRINTK_TIME', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'DEVTMPFS',
   'PROC_FS', 'SYSFS', 'BINFMT_ELF', 'BINFMT_SCRIPT', 'MULTIUSER', 'FUTEX', 'EPOLL', 'SIGNALFD', 'TIMERFD', 'EVENTFD',
   'POSIX_TIMERS', 'FILE_LOCKING', 'SHMEM', 'TMPFS', 'NET', 'INET', 'UNIX', 'CGROUPS', 'JUMP_LABEL', 'KALLSYMS', 'KPROBES',
-  'KPROBE_EVENTS', 'FTRACE', 'DEBUG_FS', 'CC_OPTIMIZE_FOR_PERFORMANCE', 'KERNEL_GZIP',
+  'KPROBE_EVENTS', 'FTRACE', 'DEBUG_FS', 'CC_OPTIMIZE_FOR_PERFORMANCE', 'KERNEL_GZIP', 'UNWINDER_ORC',
 ];
 
-/** Switched off in every boot kernel: tinyconfig's -Os and xz (the choices above replace them), and address randomization. */
-export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'KERNEL_XZ', 'RANDOMIZE_BASE'];
+/**
+ * Switched off in every boot kernel: tinyconfig's -Os, xz and guessing unwinder (the choices above replace them),
+ * address randomization, and KUnit's tests at boot: they run only when kunit.py boots the kernel (kunit.enable=1).
+ */
+export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'KERNEL_XZ', 'UNWINDER_GUESS', 'RANDOMIZE_BASE', 'KUNIT_DEFAULT_ENABLED'];
 
 /** What a boot check adds so the workload can read back the interfaces a series switches keys from (/proc/sys). */
 export const CHECK_SYMBOLS = ['SYSCTL', 'PROC_SYSCTL'];

@@ -1,9 +1,12 @@
-// KUnit on a commit of the tree: kunit.py builds the test kernel and boots it under QEMU (KVM where a probe guest
-// boots, else TCG), and kseries reads its results. The kernel starts from tinyconfig with a console and the
-// kunitconfig's symbols (kunit.py's own start, olddefconfig of the kunitconfig alone, builds every default driver:
-// twice the objects); kunit.py keeps a .config its kunitconfig is a subset of. Source and build directory are shared
-// by every tree (a source folder in kseries' cache), so the series' kernel after the base's rebuilds only what the
-// series changes, whichever clone asked. A kunitconfig tinyconfig cannot satisfy builds from kunit.py's own start.
+// KUnit on a commit of the tree: kunit.py boots a test kernel under QEMU (KVM where a probe guest boots, else TCG)
+// and kseries reads its results. The test kernel is, first choice, the one kernel kseries boots (check/kunit.ts asks
+// measure/kernel.ts for it, then runKunitOnBuild): built already when measure or check ran, with KUnit's tests run
+// only when kunit.py boots it (CONFIG_KUNIT_DEFAULT_ENABLED off), so a kunitconfig of KUnit and test symbols costs a
+// few objects, not a kernel. Otherwise (runKunitAt) tinyconfig with a console and the kunitconfig's symbols (kunit.py's
+// own start, olddefconfig of the kunitconfig alone, builds every default driver: twice the objects), which kunit.py
+// builds and keeps as long as its kunitconfig is a subset; a kunitconfig tinyconfig cannot satisfy builds from
+// kunit.py's own start. Each kernel follows a shared source folder in kseries' cache, so the series' kernel after the
+// base's rebuilds only what the series changes, whichever clone asked.
 import fs from 'node:fs';
 import path from 'node:path';
 import { KernelBuild } from '../build/builder.js';
@@ -12,7 +15,7 @@ import { objectsToBuild, setSymbols } from '../build/kbuild.js';
 import { onPath } from '../tools/which.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { retire, sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
-import { kunitBuild, kunitExec } from '../tools/kunit.js';
+import { kunitBuild, kunitExec, type KunitTree } from '../tools/kunit.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { chooseAccel, type Accel } from './accel.js';
@@ -46,102 +49,164 @@ export type KunitSlot = 'base' | 'series';
 const EXEC_TIMEOUT = 300;
 
 /**
- * What the test kernel adds to tinyconfig: 64-bit, printk on the serial console (KUnit's output), the menu most suites
+ * What the tinyconfig test kernel adds: 64-bit, printk on the serial console (KUnit's output), the menu most suites
  * sit in, and the unwinder x86-64 kernels ship with (tinyconfig's guessing one fails the suites that check a stack
- * trace, kprobes' nested kretprobe among them).
+ * trace, kprobes' nested kretprobe among them; BOOT_OFF switches it off).
  */
 const KUNIT_BASE = ['64BIT', 'PRINTK', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'RUNTIME_TESTING_MENU', 'UNWINDER_ORC'];
 
-/** What it switches off: as the boot kernel, -Os, xz and address randomization; and the guessing unwinder. */
-const KUNIT_OFF = [...BOOT_OFF, 'UNWINDER_GUESS'];
+/** Symbols a kunitconfig may add to the boot kernel: KUnit and tests, code that runs only when kunit.py boots it. */
+const TEST_SYMBOL = /(^|_)(KUNIT|TESTS?)(_|$)/;
 
-/** Which start the test kernel's configuration had, and why not tinyconfig when it is kunit.py's. */
+/** Which kernel ran the tests: its configuration's name, and why not the one before it (boot kernel, tinyconfig). */
 export interface KunitKernel {
-  base: 'tinyconfig' | 'kunit.py';
+  /** "minimal+lockdep" (the boot kernel), "tinyconfig" or "kunit.py's config". */
+  name: string;
   why?: string;
 }
 
-/** How reports and messages name the test kernel: "tinyconfig + kunitconfig" or "kunit.py's config + kunitconfig". */
+/** How reports and messages name the test kernel: "minimal+lockdep + kunitconfig", "tinyconfig + kunitconfig", ... */
 export function kunitKernelLabel(k: KunitKernel): string {
-  return `${k.base === 'tinyconfig' ? 'tinyconfig' : "kunit.py's config"} + kunitconfig`;
+  return `${k.name} + kunitconfig`;
+}
+
+/** A kunitconfig's lines: the symbols it switches on and off, and the first that sets a value. */
+export function kunitLines(config: string[]): { on: string[]; off: string[]; valued?: string } {
+  // Every line is CONFIG_X=value: the recipe's manifest and check's --kunit reader keep no other.
+  const lines = config.map((l) => /^CONFIG_(\w+)=(.*)$/.exec(l)).filter((m) => m !== null);
+  const valued = lines.find((m) => !['y', 'm', 'n'].includes(m[2]!))?.[1];
+  return { on: lines.filter((m) => m[2] === 'y' || m[2] === 'm').map((m) => m[1]!), off: lines.filter((m) => m[2] === 'n').map((m) => m[1]!), ...(valued ? { valued } : {}) };
+}
+
+export interface KunitOptions {
+  /** Chosen on the first built kernel when not given (and returned, so that a second run uses the same). */
+  accel?: Accel;
+  /** Work on the built test kernel's build directory while no other run can change it (the census). */
+  inside?: (buildDir: string) => Promise<void>;
+  env?: NodeJS.ProcessEnv;
+  progress?: OnProgress;
+}
+
+export interface KunitResult {
+  run: KunitRun;
+  accel?: Accel;
+  kernel: KunitKernel;
+}
+
+/** What building a test kernel gave, the same for every kernel. */
+interface Built {
+  ok: boolean;
+  log: string[];
+  seconds: number;
+  compiler: string;
 }
 
 /**
- * Build and run KUnit with `config` (CONFIG_X=y lines) at `commit`. `accel` is chosen on the first built kernel
- * when not given (and returned, so that a second run uses the same).
+ * Build and run KUnit with `config` (CONFIG_X=value lines) at `commit` in tinyconfig + the kunitconfig, or kunit.py's own
+ * start when tinyconfig cannot serve it; `why` says why not the boot kernel.
  */
-export async function runKunitAt(
-  tree: KernelTree,
-  commit: string,
-  slot: KunitSlot,
-  config: string[],
-  opts: { accel?: Accel; env?: NodeJS.ProcessEnv; progress?: OnProgress } = {},
-): Promise<{ run: KunitRun; accel?: Accel; buildDir: string; kernel: KunitKernel }> {
-  return withLockFile(sourceLock('kunit', opts.env), async () => {
-    // Before the test kernel started from tinyconfig, kunit.py made it in a build directory per tree, from a worktree.
-    await retire(tree, ['kunit'], ['kunit'], opts.env);
-    const source = await sourceAt(tree, commit, 'kunit', opts.env);
-    const { buildDir, kernel: configured } = await configureKernel(tree, source, commit, config, opts);
-    const symbols = () => [...setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))].sort().join();
-    const seeded = configured.base === 'tinyconfig' ? symbols() : undefined;
-    const kunitconfig = `${buildDir}.kunitconfig`;
-    fs.writeFileSync(kunitconfig, `${config.join('\n')}\n`);
-    const t = { source, buildDir, kunitconfig };
-    let started = Date.now();
-    const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
-    const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
-    const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
-    const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
-    const built = await withProgress(`building the KUnit kernel of the ${slot}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
-    const buildSeconds = seconds(started);
-    // kunit.py keeps a .config only when it holds the kunitconfig and its record of it matches: say so if it did not.
-    // The next run then configures from tinyconfig again (configure() builds on a .config it finds).
-    const replaced = seeded !== undefined && fs.existsSync(path.join(buildDir, '.config')) && symbols() !== seeded;
-    if (replaced) fs.rmSync(path.join(buildDir, '.config'));
-    const kernel: KunitKernel = replaced ? { base: 'kunit.py', why: 'kunit.py made a .config of its own' } : configured;
-    const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds, compiler: compiler.name, runSeconds: 0 };
-    if (built.code !== 0) return { run: { ...empty, status: 'build-failed', log: tail(`${built.stdout}\n${built.stderr}`) }, buildDir, kernel };
-    const accel = opts.accel ?? (await chooseAccel(path.join(buildDir, 'arch/x86/boot/bzImage'), opts.env));
-    const json = `${buildDir}.${slot}.results.json`;
-    fs.rmSync(json, { force: true });
-    started = Date.now();
-    const exec = () => kunitExec(t, { json, qemuArgs: accel.qemuArgs, timeout: EXEC_TIMEOUT });
-    const ran = await withProgress(`booting the KUnit kernel of the ${slot} under ${accel.accel.toUpperCase()}`, opts.progress, () => ({}), exec);
-    const runSeconds = seconds(started);
-    const tests = fs.existsSync(json) ? testsOf(JSON.parse(fs.readFileSync(json, 'utf8'))) : [];
-    const count = (s: string) => tests.filter((x) => x.status === s).length;
-    const failed = tests.length - count('PASS') - count('SKIP');
-    const status = tests.length === 0 ? 'crashed' : failed > 0 || ran.code !== 0 ? 'failed' : 'passed';
-    const run: KunitRun = { ...empty, status, tests, passed: count('PASS'), failed, skipped: count('SKIP'), runSeconds };
-    if (status !== 'passed') run.log = tail(`${ran.stdout}\n${ran.stderr}`);
-    return { run, accel, buildDir, kernel };
+export async function runKunitAt(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions = {}): Promise<KunitResult> {
+  const { on, off, valued } = kunitLines(config);
+  if (valued) return onKunitPyKernel(tree, commit, slot, config, `not tinyconfig: the kunitconfig sets CONFIG_${valued} to a value`, opts);
+  return onTinyKernel(tree, commit, slot, config, on, off, why, opts);
+}
+
+/** Why the boot kernel, with `set` symbols set, cannot run a kunitconfig's tests; undefined when it can. */
+export function bootRefuses(config: string[], set: ReadonlySet<string>): string | undefined {
+  const { on, off, valued } = kunitLines(config);
+  if (valued) return `not the boot kernel: the kunitconfig sets CONFIG_${valued} to a value`;
+  const needed = off.find((s) => set.has(s));
+  if (needed) return `not the boot kernel: the kunitconfig needs CONFIG_${needed} off, which the boot kernel has on`;
+  const other = on.find((s) => !set.has(s) && !TEST_SYMBOL.test(s));
+  if (other) return `not the boot kernel: the kunitconfig switches on CONFIG_${other}, no test, which would change the kernel measure counts in`;
+  return undefined;
+}
+
+/** KUnit in a configured kseries kernel build (the boot kernel, `name` as reports call it) at `commit`. */
+export async function runKunitOnBuild(build: KernelBuild, name: string, commit: string, slot: KunitSlot, config: string[], opts: KunitOptions = {}): Promise<KunitResult> {
+  const t = { source: build.source, buildDir: build.buildDir, kunitconfig: writeKunitconfig(build.buildDir, config) };
+  const started = Date.now();
+  const image = await build.buildImage(`building the ${name} kernel of the ${slot} with KUnit`);
+  return execute(t, commit, slot, { ...image, seconds: seconds(started), compiler: build.compiler }, { name }, opts);
+}
+
+/** In tinyconfig + the kunitconfig, built by kunit.py; in kunit.py's own start when tinyconfig cannot serve it. */
+async function onTinyKernel(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], on: string[], off: string[], why: string, opts: KunitOptions): Promise<KunitResult> {
+  const fell = await withKunitSource(tree, commit, opts, async (source) => {
+    const build = new KernelBuild(tree, source, { config: 'tinyconfig', flavour: 'kunit', distcc: false, env: opts.env, progress: opts.progress });
+    const left = await build.configure([...KUNIT_BASE, ...on], commit, [...BOOT_OFF, ...off]);
+    const missing = on.find((s) => left.has(s));
+    if (missing) return `not tinyconfig: ${left.get(missing)}`;
+    // kunit.py keeps a .config that holds its kunitconfig, as long as its record of the kunitconfig matches.
+    fs.writeFileSync(path.join(build.buildDir, 'last_used_kunitconfig'), [...archConfig(source), ...config].join('\n') + '\n');
+    return kunitPyBuilds(source, build.buildDir, commit, slot, config, { name: 'tinyconfig', why }, opts);
+  });
+  return typeof fell === 'string' ? onKunitPyKernel(tree, commit, slot, config, fell, opts) : fell;
+}
+
+/** In kunit.py's own start (olddefconfig of the kunitconfig), in a build directory of its own. */
+function onKunitPyKernel(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions): Promise<KunitResult> {
+  return withKunitSource(tree, commit, opts, (source) => {
+    const buildDir = path.join(cacheDir(opts.env), 'build', 'shared', 'kunit.py-kunit');
+    fs.mkdirSync(buildDir, { recursive: true });
+    return kunitPyBuilds(source, buildDir, commit, slot, config, { name: "kunit.py's config", why }, opts);
   });
 }
 
-/**
- * The test kernel's build directory, configured: tinyconfig with KUNIT_BASE and the kunitconfig's symbols (their
- * dependencies switched on as for any kseries kernel), and kunit.py's record of the kunitconfig it was made for, so
- * that kunit.py keeps it. When a symbol of the kunitconfig stays off (a dependency tinyconfig lacks and kseries cannot
- * tell), or a line sets a value, kunit.py configures from its own start, in a build directory of its own.
- */
-async function configureKernel(tree: KernelTree, source: string, commit: string, config: string[], opts: { env?: NodeJS.ProcessEnv; progress?: OnProgress }): Promise<{ buildDir: string; kernel: KunitKernel }> {
-  // Every line is CONFIG_X=value: the recipe's manifest and check's --kunit reader keep no other.
-  const lines = config.map((l) => /^CONFIG_(\w+)=(.*)$/.exec(l)).filter((m) => m !== null);
-  const fallback = (why: string) => {
-    const buildDir = path.join(cacheDir(opts.env), 'build', 'shared', 'kunit.py-kunit');
-    fs.mkdirSync(buildDir, { recursive: true });
-    return { buildDir, kernel: { base: 'kunit.py' as const, why } };
-  };
-  const valued = lines.find((m) => !['y', 'm', 'n'].includes(m[2]!));
-  if (valued) return fallback(`the kunitconfig sets CONFIG_${valued[1]} to a value`);
-  const on = lines.filter((m) => m[2] === 'y' || m[2] === 'm').map((m) => m[1]!);
-  const off = lines.filter((m) => m[2] === 'n').map((m) => m[1]!);
-  const build = new KernelBuild(tree, source, { config: 'tinyconfig', flavour: 'kunit', distcc: false, env: opts.env, progress: opts.progress });
-  const left = await build.configure([...KUNIT_BASE, ...on], commit, [...KUNIT_OFF, ...off]);
-  const missing = on.find((s) => left.has(s));
-  if (missing) return fallback(left.get(missing)!);
-  fs.writeFileSync(path.join(build.buildDir, 'last_used_kunitconfig'), [...archConfig(source), ...config].join('\n') + '\n');
-  return { buildDir: build.buildDir, kernel: { base: 'tinyconfig' } };
+/** The shared KUnit source folder at `commit`, under its lock. */
+function withKunitSource<T>(tree: KernelTree, commit: string, opts: KunitOptions, work: (source: string) => Promise<T>): Promise<T> {
+  return withLockFile(sourceLock('kunit', opts.env), async () => {
+    // Before the test kernel started from tinyconfig, kunit.py made it in a build directory per tree, from a worktree.
+    await retire(tree, ['kunit'], ['kunit'], opts.env);
+    return work(await sourceAt(tree, commit, 'kunit', opts.env));
+  });
+}
+
+/** `kunit.py build` in `buildDir`, then the run; says so when kunit.py replaced the .config kseries made. */
+async function kunitPyBuilds(source: string, buildDir: string, commit: string, slot: KunitSlot, config: string[], kernel: KunitKernel, opts: KunitOptions): Promise<KunitResult> {
+  const symbols = () => [...setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))].sort().join();
+  const seeded = kernel.name === 'tinyconfig' ? symbols() : undefined;
+  const t = { source, buildDir, kunitconfig: writeKunitconfig(buildDir, config) };
+  const started = Date.now();
+  const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
+  const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
+  const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
+  const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
+  const built = await withProgress(`building the KUnit kernel of the ${slot}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
+  // The next run configures from tinyconfig again (configure() builds on a .config it finds).
+  const replaced = seeded !== undefined && fs.existsSync(path.join(buildDir, '.config')) && symbols() !== seeded;
+  if (replaced) fs.rmSync(path.join(buildDir, '.config'));
+  const ran = replaced ? { name: "kunit.py's config", why: 'not tinyconfig: kunit.py made a .config of its own' } : kernel;
+  const log = tail(`${built.stdout}\n${built.stderr}`);
+  return execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, ran, opts);
+}
+
+/** `kunit.py exec` of a built test kernel, its results read from kunit.py's JSON; `inside` runs before the lock is let go. */
+async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Built, kernel: KunitKernel, opts: KunitOptions): Promise<KunitResult> {
+  const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds: built.seconds, compiler: built.compiler, runSeconds: 0 };
+  if (!built.ok) return { run: { ...empty, status: 'build-failed', log: built.log }, kernel };
+  const accel = opts.accel ?? (await chooseAccel(path.join(t.buildDir, 'arch/x86/boot/bzImage'), opts.env));
+  const json = `${t.buildDir}.${slot}.results.json`;
+  fs.rmSync(json, { force: true });
+  const started = Date.now();
+  const exec = () => kunitExec(t, { json, qemuArgs: accel.qemuArgs, timeout: EXEC_TIMEOUT });
+  const ran = await withProgress(`booting the KUnit kernel of the ${slot} under ${accel.accel.toUpperCase()}`, opts.progress, () => ({}), exec);
+  const runSeconds = seconds(started);
+  const tests = fs.existsSync(json) ? testsOf(JSON.parse(fs.readFileSync(json, 'utf8'))) : [];
+  const count = (s: string) => tests.filter((x) => x.status === s).length;
+  const failed = tests.length - count('PASS') - count('SKIP');
+  const status = tests.length === 0 ? 'crashed' : failed > 0 || ran.code !== 0 ? 'failed' : 'passed';
+  const run: KunitRun = { ...empty, status, tests, passed: count('PASS'), failed, skipped: count('SKIP'), runSeconds };
+  if (status !== 'passed') run.log = tail(`${ran.stdout}\n${ran.stderr}`);
+  await opts.inside?.(t.buildDir);
+  return { run, accel, kernel };
+}
+
+/** The kunitconfig kunit.py is given, beside the build directory. */
+function writeKunitconfig(buildDir: string, config: string[]): string {
+  const file = `${buildDir}.kunitconfig`;
+  fs.writeFileSync(file, `${config.join('\n')}\n`);
+  return file;
 }
 
 /** The lines kunit.py adds for x86_64 QEMU (its qemu_configs/x86_64.py), which it counts as the kunitconfig's. */

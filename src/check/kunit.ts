@@ -1,6 +1,7 @@
 // KUnit evidence for a range: the tests of a kunitconfig on the base and on the tip, compared, and (for a kprobe
 // series) the census of the tip's test kernel. The base's tests must pass on both; the tests the series adds must pass.
-import { runKunitAt, type KunitKernel, type KunitRun } from '../boot/kunit.js';
+import { bootRefuses, kunitKernelLabel, kunitLines, runKunitAt, runKunitOnBuild, type KunitKernel, type KunitOptions, type KunitResult, type KunitRun, type KunitSlot } from '../boot/kunit.js';
+import { withBootKernel } from '../measure/kernel.js';
 import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
 import { codeDigest, keptResult } from '../kept.js';
 import { withProgress, type OnProgress } from '../progress.js';
@@ -13,7 +14,7 @@ export interface KunitReport {
   accel: 'kvm' | 'tcg';
   /** Why that accelerator: what the KVM probe saw. */
   accelWhy: string;
-  /** The test kernel's configuration: tinyconfig with the kunitconfig, or kunit.py's own start (and why). */
+  /** The test kernel: the boot kernel, tinyconfig or kunit.py's own start with the kunitconfig (and why not the one before). */
   kernel: KunitKernel;
   base: KunitRun;
   series: KunitRun;
@@ -37,7 +38,7 @@ export async function kunitEvidence(
   // What decides it: the two trees, the kunitconfig, and kseries' code that builds, boots, compares and counts. A
   // passing run of the same is kept, so check after generate (the same trees) and a repeated npm start reuse it.
   const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
-  const key = { base: await treeOf(range.base), tip: await treeOf(range.tip), spec, code: codeDigest(['boot/kunit', 'check/kunit', 'tools/kunit', 'kprobe', 'object-code']) };
+  const key = { base: await treeOf(range.base), tip: await treeOf(range.tip), spec, code: codeDigest(['boot', 'measure/kernel', 'check/kunit', 'tools/kunit', 'kprobe', 'object-code']) };
   const kept = await keptResult('kunit', key, () => runBoth(tree, range, spec, opts), (r) => r.ok, { env: opts.env, fresh: opts.fresh });
   if (kept.keptFrom) opts.log?.(`KUnit: the same base, series and kunitconfig passed at ${kept.keptFrom}: kept`);
   if (!kept.keptFrom) return kept.value;
@@ -49,11 +50,20 @@ export async function kunitEvidence(
 async function runBoth(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress }): Promise<KunitReport> {
   const log = opts.log ?? (() => {});
   log(`KUnit: building and booting the base's test kernel (${range.base.slice(0, 12)})`);
-  const base = await runKunitAt(tree, range.base, 'base', spec.config, { env: opts.env, progress: opts.progress });
+  const at = { env: opts.env, progress: opts.progress };
+  const base = await kunitAt(tree, range.base, range.base, 'base', spec.config, at);
   log(`KUnit: building and booting the series' test kernel (${range.tip.slice(0, 12)})`);
-  const series = await runKunitAt(tree, range.tip, 'series', spec.config, { env: opts.env, accel: base.accel, progress: opts.progress });
+  // The census reads the series' test kernel before any other run can rebuild it.
+  let census: Census | undefined;
+  const inside = spec.kprobeCensus
+    ? async (buildDir: string) => {
+        log('KUnit: analyzing every instruction of the series\' test kernel as a post_handler probe site');
+        census = await withProgress('analyzing every instruction of the series\' test kernel', opts.progress, () => ({}), async () => kprobeCensus(buildDir, await kernelObjects(buildDir)));
+      }
+    : undefined;
+  const series = await kunitAt(tree, range.tip, range.base, 'series', spec.config, { ...at, accel: base.accel, inside });
   const accel = base.accel ?? series.accel;
-  if (base.kernel.why) log(`KUnit: the test kernel is configured by kunit.py from its own start, not from tinyconfig: ${base.kernel.why}`);
+  if (base.kernel.why) log(`KUnit: the test kernel is ${kunitKernelLabel(base.kernel)}, ${base.kernel.why}`);
   const report: KunitReport = {
     config: spec.config,
     accel: accel?.accel ?? 'tcg',
@@ -69,11 +79,28 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
   const before = names(base.run);
   report.added = [...names(series.run)].filter((n) => !before.has(n));
   report.ok = report.problems.length === 0;
-  if (spec.kprobeCensus && series.run.status !== 'build-failed') {
-    log('KUnit: analyzing every instruction of the series\' test kernel as a post_handler probe site');
-    report.census = await withProgress('analyzing every instruction of the series\' test kernel', opts.progress, () => ({}), async () => kprobeCensus(series.buildDir, await kernelObjects(series.buildDir)));
-  }
+  if (census) report.census = census;
   return report;
+}
+
+/**
+ * KUnit at `commit` in the boot kernel (its candidates those of `candidatesAt`, the series' base, as check boots a
+ * series in it), with the kunitconfig's symbols added, when they are KUnit's and tests'; else in a kernel of its own.
+ */
+async function kunitAt(tree: KernelTree, commit: string, candidatesAt: string, slot: KunitSlot, config: string[], opts: KunitOptions): Promise<KunitResult> {
+  const { on } = kunitLines(config);
+  let refused: string | undefined;
+  const symbols = (set: ReadonlySet<string>) => {
+    refused = bootRefuses(config, set);
+    return refused ? [] : on;
+  };
+  const kernel = { config: 'minimal', candidates: 'auto' as const, candidatesAt, symbols, env: opts.env, progress: opts.progress };
+  const onBoot = await withBootKernel(tree, commit, kernel, async ({ build, off, label }) => {
+    const left = on.find((s) => off.has(s));
+    if (left && !refused) refused = `not the boot kernel: ${off.get(left)}`;
+    return refused ? undefined : runKunitOnBuild(build, label, commit, slot, config, opts);
+  });
+  return onBoot ?? runKunitAt(tree, commit, slot, config, refused!, opts);
 }
 
 /** What fails: a kernel that does not build or boot, a failing test, a test of the base that no longer runs. */

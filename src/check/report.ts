@@ -127,7 +127,7 @@ export function formatBoot(b: BootReport): string[] {
 export function formatKunit(k: KunitReport): string[] {
   const run = (what: string, x: KunitReport['base']) =>
     `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s${x.compiler ? ` with ${x.compiler}` : ''}, run ${x.runSeconds} s)`;
-  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}${k.kernel.why ? `; not tinyconfig: ${k.kernel.why}` : ''})${kept(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
+  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}${k.kernel.why ? `; ${k.kernel.why}` : ''})${kept(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
   if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
   for (const p of k.problems) out.push(`  error: ${p}`);
   for (const l of [...(k.base.log ?? []), ...(k.series.log ?? [])].slice(-10)) out.push(`    | ${l}`);

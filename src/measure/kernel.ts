@@ -32,6 +32,8 @@ export interface BootKernelOptions {
   sandbox?: boolean;
   /** Objects to build beyond the candidates' (the files a series changes). */
   also?: string[];
+  /** Symbols to switch on beyond those, chosen on the symbols set so far (a kunitconfig's: boot/kunit.ts). */
+  symbols?: (set: ReadonlySet<string>) => string[];
 }
 
 export interface BootKernel {
@@ -72,6 +74,7 @@ export async function withBootKernel<T>(tree: KernelTree, commit: string, opts: 
     const plans = await objectPlans(candidates.map((c) => c.file.replace(/\.c$/, '.o')), read, base);
     const extra = opts.config === 'minimal' ? plans.filter((p) => !p.leftOff).flatMap((p) => p.symbols) : [];
     for (const o of opts.also ?? []) extra.push(...((await build.symbolsFor(o, read)) ?? []));
+    extra.push(...(opts.symbols?.(base) ?? []));
     const off = await build.configure([...always, ...new Set(extra)], commit, BOOT_OFF);
     return work({ build, label: bootKernelLabel(opts.config), candidates, plans, off });
   });

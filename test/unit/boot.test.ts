@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { judgeToggles, toggleProbes, toggleScript } from '../../src/check/toggles.js';
 import { objectPlans } from '../../src/boot/config.js';
+import { bootRefuses, kunitKernelLabel } from '../../src/boot/kunit.js';
 import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
 import { consoleFailures, type BootReport } from '../../src/check/boot.js';
@@ -256,5 +257,24 @@ describe('interfaces that switch a key, read back in the booted kernel', () => {
     expect(judgeToggles([p!], good)).toEqual([]);
     expect(judgeToggles([p!], good.replace('write 2 refused 0', 'write 2 ok 1'))).toEqual([`${p!.path} (fs/namei.c:10): writing 2 gave "write 2 ok 1", expected "write 2 refused 0"`]);
     expect(judgeToggles([p!], `@@kseries toggle ${p!.path} missing`)).toEqual([`${p!.path} (fs/namei.c:10): not in the booted kernel`]);
+  });
+});
+
+describe('which kernel runs a kunitconfig', () => {
+  const boot = new Set(['KUNIT', 'DEBUG_KERNEL', 'KPROBES', 'KRETPROBES', 'NET']);
+  test('the boot kernel serves a kunitconfig that adds only KUnit and tests, and keeps off what it must', () => {
+    const y = (...s: string[]) => s.map((x) => `CONFIG_${x}=y`);
+    expect(bootRefuses([...y('KUNIT', 'DEBUG_KERNEL', 'KPROBES', 'KRETPROBES', 'KPROBES_SANITY_TEST'), 'CONFIG_ACPI=n'], boot)).toBeUndefined();
+    expect(bootRefuses(y('KUNIT', 'LIST_KUNIT_TEST', 'EXT4_KUNIT_TESTS', 'KUNIT_DEBUGFS'), new Set())).toBeUndefined();
+  });
+  test('a symbol that is no test, or one the boot kernel has and the kunitconfig wants off, goes elsewhere, saying why', () => {
+    expect(bootRefuses(['CONFIG_KUNIT=y', 'CONFIG_KASAN=y'], boot)).toBe('not the boot kernel: the kunitconfig switches on CONFIG_KASAN, no test, which would change the kernel measure counts in');
+    expect(bootRefuses(['CONFIG_KUNIT=y', 'CONFIG_NET=n'], boot)).toBe('not the boot kernel: the kunitconfig needs CONFIG_NET off, which the boot kernel has on');
+    expect(bootRefuses(['CONFIG_CONTEST=m'], boot)).toMatch(/CONFIG_CONTEST, no test/);
+    expect(bootRefuses(['CONFIG_KUNIT=y', 'CONFIG_LOG_BUF_SHIFT=17'], boot)).toBe('not the boot kernel: the kunitconfig sets CONFIG_LOG_BUF_SHIFT to a value');
+  });
+  test('reports name the kernel the tests ran in', () => {
+    expect(kunitKernelLabel({ name: 'minimal+lockdep' })).toBe('minimal+lockdep + kunitconfig');
+    expect(kunitKernelLabel({ name: 'tinyconfig', why: 'x' })).toBe('tinyconfig + kunitconfig');
   });
 });
