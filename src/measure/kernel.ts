@@ -1,12 +1,12 @@
-// The one kernel kseries boots: `minimal` (tinyconfig + kvm_guest.config + what a boot and the workloads need; or
-// defconfig, or a .config file) with lockdep, might_sleep and the static-key-before-init check on, and the objects of
-// the static-key candidates it measures (the auto flags by default). measure counts in it at a commit; check boots a
-// series in it at the series' tip, from the same source folder and build directory, so a series rebuilds only what it
-// changes. One configuration for both, whichever runs first: nothing a later run asks for switches on a symbol that
-// rebuilds the kernel.
+// The one kernel kseries boots: `minimal` (tinyconfig + kvm_guest.config + what a boot and the workloads need, less the
+// drivers of devices the guest does not have; or defconfig, or a .config file) with lockdep, might_sleep and the
+// static-key-before-init check on, and the objects of the static-key candidates it measures (the auto flags by
+// default). measure counts in it at a commit; check boots a series in it at the series' tip, from the same source
+// folder and build directory, so a series rebuilds only what it changes. One configuration for both, whichever runs
+// first: nothing a later run asks for switches on a symbol that rebuilds the kernel.
 import fs from 'node:fs';
 import path from 'node:path';
-import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS, objectPlans, type ObjectPlan } from '../boot/config.js';
+import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS, NO_SUCH_DEVICE, objectPlans, type ObjectPlan } from '../boot/config.js';
 import { KernelBuild } from '../build/builder.js';
 import { setSymbols } from '../build/kbuild.js';
 import type { OnProgress } from '../progress.js';
@@ -68,14 +68,16 @@ export async function withBootKernel<T>(tree: KernelTree, commit: string, opts: 
     const source = await sourceAt(tree, commit, 'boot', opts.env);
     const build = new KernelBuild(tree, source, { config: opts.config, flavour: kinds === 'all' ? 'lockdep-all' : 'lockdep', distcc: false, sandbox: opts.sandbox, env: opts.env, progress: opts.progress });
     const always = [...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...CHECK_SYMBOLS];
-    await build.configure(always, commit, BOOT_OFF);
+    const disable = opts.config === 'minimal' ? [...BOOT_OFF, ...NO_SUCH_DEVICE] : BOOT_OFF;
+    await build.configure(always, commit, disable);
     const read = (f: string) => readAtCommit(tree.root, commit, f);
     const base = setSymbols(fs.readFileSync(path.join(build.buildDir, '.config'), 'utf8'));
     const plans = await objectPlans(candidates.map((c) => c.file.replace(/\.c$/, '.o')), read, base);
     const extra = opts.config === 'minimal' ? plans.filter((p) => !p.leftOff).flatMap((p) => p.symbols) : [];
     for (const o of opts.also ?? []) extra.push(...((await build.symbolsFor(o, read)) ?? []));
     extra.push(...(opts.symbols?.(base) ?? []));
-    const off = await build.configure([...always, ...new Set(extra)], commit, BOOT_OFF);
+    // What a candidate's or a series' object needs stays on, even a device the guest lacks.
+    const off = await build.configure([...always, ...new Set(extra)], commit, disable.filter((s) => !extra.includes(s)));
     return work({ build, label: bootKernelLabel(opts.config), candidates, plans, off });
   });
 }

@@ -1,12 +1,12 @@
 // The kernels the kernel tier builds, named in one place. Each is built at most once per run and shared by every test
 // that needs it; all live in kseries' cache (~/.cache/kseries, or $KSERIES_CACHE), so a warm run rebuilds only what a
 // change touched. The files run in KERNEL_TIER_ORDER: npm start first, because it asks each shared kernel for the most
-// (the measured kernel, the lockdep kernel with CONFIG_MEMCG and CONFIG_TASKSTATS, the KUnit kernel), so the files
-// after it only add objects and never switch on a symbol that would rebuild a kernel they share.
+// (the boot kernel with the auto flags' objects, CONFIG_MEMCG, CONFIG_TASKSTATS and the kprobes KUnit suite), so the
+// files after it only add objects and never switch on a symbol that would rebuild a kernel they share.
 
 /**
- * The measured kernel: `minimal` (tinyconfig + kvm_guest.config + the boot symbols) with the objects of the `auto`
- * flags, in build/shared/minimal-boot-auto. npm start and generate static-keys measure in it; so does the measure test.
+ * The boot kernel: `minimal` (tinyconfig + kvm_guest.config + the boot symbols) + lockdep, with the objects of the
+ * `auto` flags, in build/shared/minimal-lockdep. npm start and generate static-keys measure in it; so does the measure test.
  */
 export const MEASURED = ['--candidates', 'auto'];
 
@@ -15,12 +15,10 @@ export const MEASURED = ['--candidates', 'auto'];
  * a reader who wonders why a test is slow the first time.
  */
 export const KERNELS = [
-  { kernel: 'measured', dir: 'build/shared/minimal-boot-auto', users: 'start, measure, static-keys' },
-  { kernel: 'lockdep', dir: 'build/shared/minimal-lockdep', users: 'start, measure (planted spinlock, sysctl toggle), static-key' },
+  { kernel: 'boot (minimal+lockdep, the auto flags\' objects)', dir: 'build/shared/minimal-lockdep', users: 'start (measure, lockdep boots, KUnit), measure, static-keys, static-key' },
   { kernel: 'defconfig objects', dir: 'build/<clone>/defconfig', users: 'start, static-keys, static-key, check, kprobe-analyze, distcc' },
   { kernel: 'sandboxed defconfig objects', dir: 'build/<clone>/defconfig-sandboxed', users: 'review' },
   { kernel: 'a two-line .config\'s objects', dir: 'build/<clone>/file-<hash>', users: 'static-key (--config FILE)' },
-  { kernel: 'KUnit base and series (tinyconfig + kunitconfig)', dir: 'build/shared/tinyconfig-kunit', users: 'start (kprobe-post)' },
 ] as const;
 
 /** test/kernel/<name>.test.ts in the order they run; a file not named here runs after these. */
