@@ -15,7 +15,7 @@ export const BOOT_SYMBOLS = [
   '64BIT', 'PRINTK', 'PRINTK_TIME', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'DEVTMPFS',
   'PROC_FS', 'SYSFS', 'BINFMT_ELF', 'BINFMT_SCRIPT', 'MULTIUSER', 'FUTEX', 'EPOLL', 'SIGNALFD', 'TIMERFD', 'EVENTFD',
   'POSIX_TIMERS', 'FILE_LOCKING', 'SHMEM', 'TMPFS', 'NET', 'INET', 'UNIX', 'CGROUPS', 'JUMP_LABEL', 'KALLSYMS', 'KPROBES',
-  'KPROBE_EVENTS', 'FTRACE', 'DEBUG_FS', 'CC_OPTIMIZE_FOR_PERFORMANCE', 'KERNEL_GZIP', 'UNWINDER_ORC',
+  'KPROBE_EVENTS', 'FTRACE', 'DEBUG_FS', 'CC_OPTIMIZE_FOR_PERFORMANCE', 'KERNEL_GZIP', 'UNWINDER_ORC', 'KUNIT',
 ];
 
 /**
@@ -30,7 +30,7 @@ export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'KERNEL_XZ', 'UNWINDER_GUESS', 
  * which no workload uses (its TCP is on 127.0.0.1). About 120 objects, a tenth of the kernel, that no boot runs. A
  * candidate's or a series' object that needs one of them switches it on again.
  */
-export const NO_SUCH_DEVICE = ['VIRTIO_MENU', 'VIRTIO', 'NETDEVICES', 'NETWORK_FILESYSTEMS', '9P_FS', 'NET_9P', 'HID', 'PTP_1588_CLOCK', 'IPV6', 'IP_PNP'];
+export const NO_SUCH_DEVICE = ['VIRTIO_MENU', 'VIRTIO', 'VIRTIO_CONSOLE', 'VIRTIO_BLK', 'NETDEVICES', 'NETWORK_FILESYSTEMS', '9P_FS', 'NET_9P', 'HID', 'PTP_1588_CLOCK', 'IPV6', 'IP_PNP'];
 
 /** What a boot check adds so the workload can read back the interfaces a series switches keys from (/proc/sys). */
 export const CHECK_SYMBOLS = ['SYSCTL', 'PROC_SYSCTL'];

@@ -13,6 +13,9 @@ import { compilerPath } from './compiler.js';
 import type { ConfigAsBuilt } from './config-line.js';
 import { configSymbolsFor, kconfigDepends, objectsToBuild, parseCompilerOutput, plainSymbols, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
+/** The Kconfig digest of each source tree (git tree id) asked for: listing 80k files takes seconds. */
+const KCONFIG_DIGESTS = new Map<string, string>();
+
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
 
@@ -108,10 +111,20 @@ export class KernelBuild {
 
   /**
    * Make the .config (once per config), switch CONFIG_WERROR off so warnings stay warnings, enable `symbols` with
-   * their dependencies resolved by olddefconfig (and switch `disable` off), and `make prepare`. Returns, per symbol
-   * that stayed off, why.
+   * their dependencies resolved by olddefconfig (and switch `disable` off), and `make prepare` (unless told not to:
+   * a configuration that is asked for more symbols right after). Returns, per symbol that stayed off, why.
    */
-  async configure(symbols: string[], kconfigAt: string, disable: string[] = []): Promise<Map<string, string>> {
+  async configure(symbols: string[], kconfigAt: string, disable: string[] = [], opts: { prepare?: boolean } = {}): Promise<Map<string, string>> {
+    // Every make here parses the Kconfig files, which asks the compiler about each option it tests: seconds each.
+    const { config, off } = await withProgress(`configuring ${this.buildDir}`, this.opts.progress, () => ({ phase: this.step }), () => this.settle(symbols, kconfigAt, disable));
+    if (opts.prepare !== false) await this.prepare(config);
+    return off;
+  }
+
+  /** The make step configure() is in, for its progress lines. */
+  private step?: string;
+
+  private async settle(symbols: string[], kconfigAt: string, disable: string[]): Promise<{ config: string; off: Map<string, string> }> {
     const configFile = path.join(this.buildDir, '.config');
     // Switch the symbols on (those already y or m stay as they are); what olddefconfig switches off again for want of
     // a plain dependency gets that dependency switched on too, for a few rounds; what is still off then is reported
@@ -122,8 +135,7 @@ export class KernelBuild {
     const request = { config: createHash('sha1').update(before).digest('hex'), kconfig: await this.kconfigDigest(kconfigAt), disable: [...disable].sort() };
     const known = readJson<typeof request & { asked: string[]; off: Record<string, string> }>(memo);
     if (known && known.config === request.config && known.kconfig === request.kconfig && known.disable.join() === request.disable.join() && symbols.every((s) => known.asked.includes(s))) {
-      await this.prepare(before);
-      return new Map(Object.entries(known.off).filter(([s]) => symbols.includes(s)));
+      return { config: before, off: new Map(Object.entries(known.off).filter(([s]) => symbols.includes(s))) };
     }
     let wanted = symbols.filter((s) => !isSet(before, s));
     // Nothing to switch: the .config stays as it is (Kbuild itself syncs it with a source whose Kconfig changed).
@@ -144,16 +156,20 @@ export class KernelBuild {
     this.recordRequested([...symbols, ...wanted]);
     const off = new Map<string, string>();
     for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
-    await this.prepare(config);
     const done = { ...request, config: createHash('sha1').update(config).digest('hex') };
     fs.writeFileSync(memo, JSON.stringify({ ...done, asked: [...new Set([...symbols, ...(known?.config === done.config ? known.asked : [])])].sort(), off: { ...(known?.config === done.config ? known.off : {}), ...Object.fromEntries(off) } }));
-    return off;
+    return { config, off };
   }
 
   /** A digest of the Kconfig files at `commit` (their blob ids): what olddefconfig reads besides the .config. */
   private async kconfigDigest(commit: string): Promise<string> {
-    const listing = await gitRaw(this.tree.root, ['ls-tree', '-r', commit]);
-    return createHash('sha1').update(listing.split('\n').filter((l) => /\/Kconfig[^/]*$|\tKconfig[^/]*$/.test(l)).join('\n')).digest('hex');
+    const tree = (await gitRaw(this.tree.root, ['rev-parse', `${commit}^{tree}`])).trim();
+    const known = KCONFIG_DIGESTS.get(tree);
+    if (known) return known;
+    const listing = await gitRaw(this.tree.root, ['ls-tree', '-r', tree]);
+    const digest = createHash('sha1').update(listing.split('\n').filter((l) => /\/Kconfig[^/]*$|\tKconfig[^/]*$/.test(l)).join('\n')).digest('hex');
+    KCONFIG_DIGESTS.set(tree, digest);
+    return digest;
   }
 
   /**
@@ -294,6 +310,7 @@ export class KernelBuild {
   }
 
   private async mustMake(args: string[], buildDir = this.buildDir): Promise<void> {
+    this.step = `make ${args.join(' ')}`;
     const res = await runMake({ ...this.make, buildDir }, args);
     if (res.code !== 0) {
       const last = res.stderr.trim().split('\n').slice(-2).join(' ');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS, NO_SUCH_DEVICE, objectPlans, type ObjectPlan } from '../boot/config.js';
 import { KernelBuild } from '../build/builder.js';
 import { setSymbols } from '../build/kbuild.js';
-import type { OnProgress } from '../progress.js';
+import { withProgress, type OnProgress } from '../progress.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
 import { scanStaticKeys } from '../scan/static-keys.js';
 import { readAtCommit } from '../tools/git.js';
@@ -61,7 +61,8 @@ export function bootKernelLabel(config: string): string {
 export async function withBootKernel<T>(tree: KernelTree, commit: string, opts: BootKernelOptions & { candidatesAt?: string }, work: (k: BootKernel) => Promise<T>): Promise<T> {
   const at = opts.candidatesAt ?? commit;
   const kinds = opts.candidates;
-  const candidates = (await scanStaticKeys(tree, [], at, opts.env)).filter((c) => (kinds === 'auto' ? c.verdict === 'auto' : c.verdict !== 'reject') && c.file.endsWith('.c'));
+  const scanned = await withProgress('scanning the tree for static-key candidates', opts.progress, () => ({}), () => scanStaticKeys(tree, [], at, opts.env));
+  const candidates = scanned.filter((c) => (kinds === 'auto' ? c.verdict === 'auto' : c.verdict !== 'reject') && c.file.endsWith('.c'));
   return withLockFile(sourceLock('boot', opts.env), async () => {
     // Before measure and check shared one kernel, check's had a source folder and a build directory of its own.
     await retire(tree, [], ['sources/boot-series', 'sources/boot-series.index', 'build/shared/minimal-boot', 'build/shared/minimal-boot-auto'], opts.env);
@@ -69,7 +70,7 @@ export async function withBootKernel<T>(tree: KernelTree, commit: string, opts: 
     const build = new KernelBuild(tree, source, { config: opts.config, flavour: kinds === 'all' ? 'lockdep-all' : 'lockdep', distcc: false, sandbox: opts.sandbox, env: opts.env, progress: opts.progress });
     const always = [...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...CHECK_SYMBOLS];
     const disable = opts.config === 'minimal' ? [...BOOT_OFF, ...NO_SUCH_DEVICE] : BOOT_OFF;
-    await build.configure(always, commit, disable);
+    await build.configure(always, commit, disable, { prepare: false });
     const read = (f: string) => readAtCommit(tree.root, commit, f);
     const base = setSymbols(fs.readFileSync(path.join(build.buildDir, '.config'), 'utf8'));
     const plans = await objectPlans(candidates.map((c) => c.file.replace(/\.c$/, '.o')), read, base);

@@ -2,7 +2,8 @@
 // environment, stdin, streaming or a result code is needed. Argument arrays, an explicit working directory, no shell.
 import type { SimpleGit } from 'simple-git';
 import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
-import { run, runBytes, runLines, runRaw, type RunOptions, type RunResult } from './run.js';
+import type { Socket } from 'node:net';
+import { run, runLines, runRaw, startProgram, type RunOptions, type RunResult } from './run.js';
 
 const CONFIG = ['-c', 'core.quotepath=off'];
 
@@ -60,27 +61,82 @@ function gitError(e: unknown, args: string[]): Error {
   return new ToolFailedError(`git ${args[0]} failed: ${line}`, 'see `git status` in the kseries worktree, or rerun with --debug');
 }
 
-/** The file's text at a commit, or undefined when it does not exist there. */
+/** The file's text at a commit, or undefined when it does not exist there (or is no file). */
 export async function readAtCommit(cwd: string, commit: string, file: string): Promise<string | undefined> {
-  return gitTry(cwd, ['show', `${commit}:${file}`]);
+  return (await blobReader(cwd).read(`${commit}:${file}`))?.toString('utf8');
 }
 
-/** Many files' texts at one commit through one `git cat-file --batch`; missing files are left out. */
+/** Many files' texts at one commit; missing files are left out. */
 export async function readManyAtCommit(cwd: string, commit: string, files: string[]): Promise<Map<string, string>> {
-  const res = await runBytes('git', [...CONFIG, 'cat-file', '--batch'], { cwd, input: files.map((f) => `${commit}:${f}\n`).join('') });
-  const texts = new Map<string, string>();
-  let pos = 0;
-  for (const file of files) {
-    const eol = res.stdout.indexOf(10, pos);
-    if (eol < 0) break;
-    const header = res.stdout.subarray(pos, eol).toString('utf8');
-    pos = eol + 1;
-    const size = /^[0-9a-f]+ blob (\d+)$/.exec(header)?.[1];
-    if (size === undefined) continue; // "<spec> missing"
-    texts.set(file, res.stdout.subarray(pos, pos + Number(size)).toString('utf8'));
-    pos += Number(size) + 1;
+  const reader = blobReader(cwd);
+  const blobs = await Promise.all(files.map((f) => reader.read(`${commit}:${f}`)));
+  return new Map(files.flatMap((f, i) => (blobs[i] ? [[f, blobs[i].toString('utf8')] as const] : [])));
+}
+
+const readers = new Map<string, BlobReader>();
+
+function blobReader(cwd: string): BlobReader {
+  let reader = readers.get(cwd);
+  if (!reader) readers.set(cwd, (reader = new BlobReader(cwd, () => readers.delete(cwd))));
+  return reader;
+}
+
+/**
+ * One `git cat-file --batch` per repository, kept while kseries runs: a walk of Makefiles and Kconfig files reads
+ * hundreds of files at a commit, and a git process for each took seconds a walk. Requests are answered in order.
+ */
+class BlobReader {
+  private readonly child;
+  private readonly waiting: { resolve: (blob: Buffer | undefined) => void; reject: (e: Error) => void }[] = [];
+  private pending: Buffer = Buffer.alloc(0);
+  private failed?: Error;
+
+  constructor(cwd: string, onEnd: () => void) {
+    const end = (e: Error) => {
+      this.failed ??= e;
+      onEnd();
+      for (const w of this.waiting.splice(0)) w.reject(this.failed);
+    };
+    const exited = () => end(new ToolFailedError('git cat-file --batch exited', 'check the repository with git fsck'));
+    this.child = startProgram('git', [...CONFIG, 'cat-file', '--batch'], { cwd, onError: end, onExit: exited });
+    this.child.stdout.on('data', (b: Buffer) => this.take(b));
+    this.hold(false);
   }
-  return texts;
+
+  /** The object `spec` names (`<commit>:<path>`), when it is a blob; undefined when missing or not a file. */
+  read(spec: string): Promise<Buffer | undefined> {
+    if (spec.includes('\n')) return Promise.resolve(undefined);
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.hold(true);
+      this.child.stdin.write(`${spec}\n`);
+    });
+  }
+
+  /** Keep Node running while an answer is awaited, and only then. */
+  private hold(on: boolean): void {
+    for (const s of [this.child.stdin, this.child.stdout] as unknown as Socket[]) {
+      if (on) s.ref?.();
+      else s.unref?.();
+    }
+  }
+
+  /** Answers: `<sha> <type> <size>` and the content, or `<spec> missing` (or ambiguous). */
+  private take(chunk: Buffer): void {
+    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    for (;;) {
+      const eol = this.pending.indexOf(10);
+      if (eol < 0) break;
+      const header = /^[0-9a-f]+ (\w+) (\d+)$/.exec(this.pending.subarray(0, eol).toString('utf8'));
+      const size = header ? Number(header[2]) : -1;
+      if (header && this.pending.length < eol + size + 2) break;
+      const blob = header?.[1] === 'blob' ? Buffer.from(this.pending.subarray(eol + 1, eol + 1 + size)) : undefined;
+      this.pending = this.pending.subarray(header ? eol + size + 2 : eol + 1);
+      this.waiting.shift()?.resolve(blob);
+    }
+    if (this.waiting.length === 0) this.hold(false);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 // The one choke point through which kseries starts programs: argument arrays, an explicit cwd, never a shell.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,12 +61,7 @@ export function runBytes(program: string, args: readonly string[], opts: RunOpti
       opts.onStdout?.(b);
     });
     child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') {
-        const pkg = packageFor(program);
-        reject(new MissingToolError(`${program} is not installed`, `apt-get install ${pkg}  (or run: kseries doctor --install)`));
-      } else reject(e);
-    });
+    child.on('error', (e: NodeJS.ErrnoException) => reject(startError(program, e)));
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       resolve({ code: code ?? (signal === 'SIGKILL' ? 137 : signal ? 128 : 1), stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
@@ -93,9 +89,7 @@ export function runLines(program: string, args: readonly string[], opts: RunOpti
       for (const l of lines) onLine(l);
     });
     child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'ENOENT' ? new MissingToolError(`${program} is not installed`, `apt-get install ${packageFor(program)}  (or run: kseries doctor --install)`) : e),
-    );
+    child.on('error', (e: NodeJS.ErrnoException) => reject(startError(program, e)));
     child.on('close', (code, signal) => {
       if (rest) onLine(rest);
       resolve({ code: code ?? (signal ? 128 : 1), stderr: Buffer.concat(err).toString('utf8') });
@@ -114,9 +108,7 @@ export async function runMerged(program: string, args: readonly string[], opts: 
   try {
     const code = await new Promise<number>((resolve, reject) => {
       const child = spawn(program, args, { cwd: opts.cwd, env: { ...process.env, LC_ALL: 'C', ...opts.env }, stdio: ['ignore', fd, fd] });
-      child.on('error', (e: NodeJS.ErrnoException) =>
-        reject(e.code === 'ENOENT' ? new MissingToolError(`${program} is not installed`, `apt-get install ${packageFor(program)}  (or run: kseries doctor --install)`) : e),
-      );
+      child.on('error', (e: NodeJS.ErrnoException) => reject(startError(program, e)));
       child.on('close', (c, signal) => resolve(c ?? (signal ? 128 : 1)));
     });
     return { code, output: fs.readFileSync(file, 'utf8') };
@@ -124,6 +116,28 @@ export async function runMerged(program: string, args: readonly string[], opts: 
     fs.closeSync(fd);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Start `program args...` to talk to over its stdin and stdout for as long as the caller needs (git cat-file --batch
+ * answering one request after another). It does not keep Node running; `onError` hears of a program that cannot
+ * start (MissingToolError when it is not installed) and `onExit` of its end.
+ */
+export function startProgram(program: string, args: readonly string[], opts: { cwd: string; onError: (e: Error) => void; onExit: () => void }): ChildProcessByStdio<Writable, Readable, null> {
+  const child = spawn(program, args, { cwd: opts.cwd, env: { ...process.env, LC_ALL: 'C' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  child.on('error', (e: NodeJS.ErrnoException) => opts.onError(startError(program, e)));
+  child.on('close', opts.onExit);
+  child.stdin.on('error', () => {
+    /* it exited: onExit tells */
+  });
+  child.unref();
+  return child;
+}
+
+/** A program that could not start: not installed (with the package that has it), or the system's error. */
+function startError(program: string, e: NodeJS.ErrnoException): Error {
+  if (e.code !== 'ENOENT') return e;
+  return new MissingToolError(`${program} is not installed`, `apt-get install ${packageFor(program)}  (or run: kseries doctor --install)`);
 }
 
 function lastLine(text: string): string {

@@ -98,8 +98,14 @@ export async function retire(tree: KernelTree, worktrees: string[], cached: stri
 export async function sourceAt(tree: KernelTree, commit: string, slot: string, env?: NodeJS.ProcessEnv): Promise<string> {
   const dir = path.join(cacheDir(env), 'sources', slot);
   fs.mkdirSync(dir, { recursive: true });
+  // The commit it holds, written once it holds all of it: the same commit again needs no pass over 80k files.
+  const holds = `${dir}.commit`;
+  const sha = (await gitRaw(tree.root, ['rev-parse', '--verify', `${commit}^{commit}`])).trim();
+  if (fs.existsSync(holds) && fs.readFileSync(holds, 'utf8') === sha) return dir;
+  fs.rmSync(holds, { force: true });
   const gitEnv = { GIT_INDEX_FILE: `${dir}.index` };
-  await gitRun(tree.root, ['--git-dir', tree.gitCommonDir, '--work-tree', dir, 'read-tree', '--reset', '-u', commit], { env: gitEnv });
+  await gitRun(tree.root, ['--git-dir', tree.gitCommonDir, '--work-tree', dir, 'read-tree', '--reset', '-u', sha], { env: gitEnv });
+  fs.writeFileSync(holds, sha);
   return dir;
 }
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { readAtCommit, readManyAtCommit } from '../../src/tools/git.js';
 import { sourceAt } from '../../src/tree/worktree.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-source-'));
@@ -45,4 +46,35 @@ test('a commit of one clone, then another commit of a second clone: changed file
   expect(mtime('Makefile')).toBe(before.makefile);
   // The clones themselves are untouched: no checkout, no index change.
   expect(git(clone, 'status', '--porcelain')).toBe('');
+
+  // The same commit again, by a ref: no pass over the files (a file someone broke stays broken, which shows it).
+  fs.writeFileSync(path.join(dir, 'kernel/b.c'), 'broken\n');
+  git(repo, 'tag', 'two', two);
+  await sourceAt(tree(repo), 'two', 'boot', cache);
+  expect(fs.readFileSync(path.join(dir, 'kernel/b.c'), 'utf8')).toBe('broken\n');
+  // An interrupted checkout leaves no record of the commit, so the next one writes every file it must.
+  fs.rmSync(`${dir}.commit`);
+  await sourceAt(tree(repo), two, 'boot', cache);
+  expect(fs.readFileSync(path.join(dir, 'kernel/b.c'), 'utf8')).toBe('int b = 1;\n');
+});
+
+test('files at a commit, read through one git cat-file: texts, missing files, folders, many at once', async () => {
+  const repo = path.join(root, 'blobs');
+  fs.mkdirSync(path.join(repo, 'lib'), { recursive: true });
+  const big = 'x'.repeat(300_000) + '\n';
+  fs.writeFileSync(path.join(repo, 'lib/big.c'), big);
+  fs.writeFileSync(path.join(repo, 'lib/Makefile'), 'obj-y += big.o\n');
+  fs.writeFileSync(path.join(repo, 'empty'), '');
+  git(repo, 'init', '-q');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'one');
+  expect(await readAtCommit(repo, 'HEAD', 'lib/Makefile')).toBe('obj-y += big.o\n');
+  expect(await readAtCommit(repo, 'HEAD', 'empty')).toBe('');
+  expect(await readAtCommit(repo, 'HEAD', 'lib/none.c')).toBeUndefined();
+  expect(await readAtCommit(repo, 'HEAD', 'lib')).toBeUndefined();
+  expect(await readAtCommit(repo, 'nosuchref', 'lib/Makefile')).toBeUndefined();
+  const files = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? 'lib/big.c' : i % 3 === 1 ? 'lib/Makefile' : `missing${i}`));
+  const many = await readManyAtCommit(repo, 'HEAD', files);
+  expect([...many.keys()].sort()).toEqual(['lib/Makefile', 'lib/big.c']);
+  expect(many.get('lib/big.c')).toBe(big);
 });
