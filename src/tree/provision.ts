@@ -101,10 +101,13 @@ async function buildFromTarball(tarball: string, dest: string, log: (line: strin
   const env = { ...BASE_IDENTITY, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
   const git = (args: string[]) => gitRun(work, args, { env });
   await git(['init', '-q', '-b', 'master']);
-  await git(['add', '-A']);
+  // Every blob goes straight into one pack at zlib's fastest level (git's "bulk checkin" of big files, with every
+  // file counted big): 91k loose objects would make the first scans slow and set off a background `git gc` of about
+  // 90 s that competes with them; the pack is 334 MB where gc's is 263 MB, and `git grep` reads it faster.
+  await git(['-c', 'core.bigFileThreshold=1', '-c', 'core.compression=1', 'add', '-A']);
   await git(['commit', '-q', '--no-verify', '-m', `Linux ${version} (Debian linux-source-${KERNEL_SERIES})`]);
   await git(['tag', `v${version}`]);
-  await git(['gc', '--auto', '-q']);
+  await git(['repack', '-d', '-q']);
   fs.renameSync(work, dest);
 }
 

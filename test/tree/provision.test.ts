@@ -64,6 +64,8 @@ test('provisioning from a Debian tarball into an empty cache is deterministic, a
   expect(git(first.tree.root, 'ls-files').trim().split('\n').sort()).toEqual(['MAINTAINERS', 'Makefile', 'scripts/checkpatch.pl']);
   expect(fs.readFileSync(path.join(first.tree.root, '.gitignore'), 'utf8')).not.toMatch(/^\/\*$/m);
   expect(git(first.tree.root, 'rev-parse', `v${first.tree.version}^{commit}`)).toBe(git(first.tree.root, 'rev-parse', 'master'));
+  // Every object is in a pack: no loose objects for a background `git gc` to pack later.
+  expect(git(first.tree.root, 'count-objects', '-v')).toMatch(/^count: 0$/m);
   // Same tarball, same identity and date: the same base commit in another empty cache.
   expect(git((await provisioned()).tree.root, 'rev-parse', 'HEAD')).toBe(git(first.tree.root, 'rev-parse', 'HEAD'));
   expect((await provisionTree({ cwd: first.cwd, env: first.env })).how).toBe('existing');
