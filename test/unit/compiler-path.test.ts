@@ -11,19 +11,24 @@ const env = { PATH: '/usr/bin', CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: '
 
 test.each([
   [{ ccache: false, distcc: false }, { name: 'gcc' }],
-  [{ ccache: true, distcc: false }, { name: 'ccache gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8' } }],
+  [{ ccache: true, distcc: false }, { name: 'ccache gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', CCACHE_DEPEND: '1', DISTCC_HOSTS: 'build1/8' } }],
   [{ ccache: false, distcc: true }, { name: 'distcc gcc', cc: 'distcc gcc', env: { CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8' } }],
   [
     { ccache: true, distcc: true },
-    { name: 'ccache + distcc gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8', CCACHE_PREFIX: 'distcc' } },
+    { name: 'ccache + distcc gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', CCACHE_DEPEND: '1', DISTCC_HOSTS: 'build1/8', CCACHE_PREFIX: 'distcc' } },
   ],
 ])('%j compiles as %j', (use, expected) => {
   expect(compilerPath(use, env)).toEqual(expected);
 });
 
 test("without CCACHE_DIR, ccache keeps its cache in kseries' own", () => {
-  expect(compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({ CCACHE_DIR: '/c/kseries/ccache' });
+  expect(compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({ CCACHE_DIR: '/c/kseries/ccache', CCACHE_DEPEND: '1' });
   expect(compilerPath({ ccache: false, distcc: true }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({});
+});
+
+test("ccache's depend mode (no preprocessor run before a compile) unless the environment turns it off", () => {
+  expect(compilerPath({ ccache: true, distcc: false }, { CCACHE_NODEPEND: '1' }).env).not.toHaveProperty('CCACHE_DEPEND');
+  expect(compilerPath({ ccache: true, distcc: false }, { CCACHE_DEPEND: '0' }).env).toMatchObject({ CCACHE_DEPEND: '0' });
 });
 
 // The build finds ccache on the PATH it is given; distcc is asked for (--distcc) or implied by DISTCC_HOSTS.
