@@ -22,7 +22,7 @@ import type { BuildReport } from './report.js';
 /** Dependents of a changed header built by default. */
 export const HEADER_SAMPLE = 3;
 
-export type OnStep = (index: number, step: 'build' | 'checkpatch' | 'rules', state: 'start' | 'done', detail?: string) => void;
+export type OnStep = (index: number, step: string, state: 'start' | 'done', detail?: string) => void;
 
 export interface BuiltRange {
   reports: BuildReport[];
@@ -62,7 +62,7 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
       plans,
       config: createHash('sha1').update(fs.readFileSync(path.join(build.buildDir, '.config'))).digest('hex'),
       compiler: [build.compiler, build.compilerVersion],
-      code: codeDigest(['build', 'check', 'check/proofs', 'object-code', 'kprobe', 'recipes', 'recipes/static-key']),
+      code: codeDigest(['build', 'check', 'check/checks', 'check/proofs', 'object-code', 'kprobe', 'recipes', 'recipes/static-key']),
     };
     const planned: PlannedRange = { tree, base: opts.base, source, build, commits, mails, plans, objects, reasonFor, config, step };
     // A proof that fails is a fact of the code and kept with the rest; a build that fails may be the machine's (a

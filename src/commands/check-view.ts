@@ -1,12 +1,11 @@
-// The live terminal view of `kseries check`: a listr2 task per patch with its checkpatch, build and rules steps,
+// The live terminal view of `kseries check`: a listr2 task per patch with a step per live check (build, checkpatch, rules),
 // driven by the check's progress events. Off a terminal the same events become plain lines.
 import { Listr, type ListrTask } from 'listr2';
 import type { CheckOptions } from '../check/check.js';
+import { patchChecks } from '../check/plugins.js';
 import { formatProgress, type OnProgress } from '../progress.js';
 import type { Io } from './io.js';
 
-type Step = 'checkpatch' | 'build' | 'rules';
-const STEPS: Step[] = ['checkpatch', 'build', 'rules'];
 type OnStep = NonNullable<CheckOptions['onStep']>;
 
 interface Deferred {
@@ -24,8 +23,9 @@ export interface CheckView {
 }
 
 export function liveView(subjects: string[]): CheckView {
+  const STEPS = patchChecks().filter((c) => c.live).map((c) => c.id);
   const steps = new Map<string, Deferred>();
-  const key = (i: number, s: Step) => `${i}:${s}`;
+  const key = (i: number, s: string) => `${i}:${s}`;
   const titles = new Map<string, (t: string) => void>();
   for (let n = 0; n < subjects.length; n++) {
     for (const s of STEPS) {

@@ -34,6 +34,7 @@ export function postOnlyProbes(patch: string): PostOnlyProbe[] {
 
 export const kprobePostProver: Prover = {
   id: 'kprobe-post',
+  statement: (proofs) => `in the built objects (objdump), the kprobe analyzer judged the site of every post_handler-only kprobe the patches add (${proofs.length} probe${proofs.length === 1 ? '' : 's'})`,
   contents: ['.altinstructions'],
   objectsToProve: (patch) => [...new Set(postOnlyProbes(patch).map((p) => p.object))],
   prove(patch: string, objects: Map<string, ObjectAround>): ObjectProof[] {

@@ -1,5 +1,6 @@
 // The review as text for the terminal: the series, a table per patch, then what each finding is. Pure.
-import { patchDetails } from '../check/report.js';
+import { patchChecks, seriesResultsOf } from '../check/plugins.js';
+import { pad, patchDetails } from '../check/report.js';
 import { isFinding } from '../check/rules.js';
 import { reviewFindings, type ReviewReport } from './review.js';
 
@@ -12,11 +13,11 @@ export function formatReview(r: ReviewReport): string {
     `builds: ${r.compiler === 'none' ? 'none (--no-build)' : `${r.config}, ${r.compiler}, W=1, ${r.sandbox}`}`,
     '',
   ];
-  const pad = (t: string, n: number) => (t.length >= n ? `${t} ` : t + ' '.repeat(n - t.length));
-  out.push(`${pad('#', 4)}${pad('applied', 9)}${pad('build', 9)}${pad('warn', 6)}${pad('checkpatch', 12)}${pad('rules', 7)}subject`);
+  // A check that needs the patch applied has nothing to show for one that did not apply.
+  const columns = patchChecks().flatMap((c) => c.columns.map((col) => ({ ...col, needsApply: c.needsApply })));
+  out.push(`${pad('#', 4)}${pad('applied', 9)}${columns.map((c) => pad(c.title, c.width)).join('')}subject`);
   for (const p of r.patches) {
-    const cp = `${p.checkpatch.errors}E ${p.checkpatch.warnings}W ${p.checkpatch.checks}C`;
-    out.push(`${pad(String(p.index), 4)}${pad(p.applied ? 'yes' : 'NO', 9)}${pad(p.applied ? p.build.status : '-', 9)}${pad(String(p.build.newWarnings.length), 6)}${pad(cp, 12)}${pad(String(p.problems.length), 7)}${p.subject}`);
+    out.push(`${pad(String(p.index), 4)}${pad(p.applied ? 'yes' : 'NO', 9)}${columns.map((c) => pad(!p.applied && c.needsApply ? '-' : c.cell(p), c.width)).join('')}${p.subject}`);
   }
   // Patches after one that failed often say the same (not applied, and why): one block for a run of them.
   const blocks: { first: number; last: number; subject: string; lines: string[] }[] = [];
@@ -36,6 +37,7 @@ export function formatReview(r: ReviewReport): string {
     out.push('', head, ...b.lines);
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
+  for (const { check, result } of seriesResultsOf(r)) out.push('', ...check.format(result as never));
   const flagged = r.patches.filter(reviewFindings).length;
   const problems = r.problems.filter(isFinding).length;
   out.push('', r.verdict === 'clean' ? `clean: ${r.patches.length} patches applied and checked` : `findings: ${flagged} of ${r.patches.length} patches, ${problems} series problem${problems === 1 ? '' : 's'}`);

@@ -4,6 +4,7 @@
 import { parsePatch, type StructuredPatch } from 'diff';
 import type { Address, Message } from '../mail/mailbox.js';
 import { attribution, quote, writeReply } from '../mail/reply.js';
+import { patchChecks, seriesResultsOf, type Quoted } from '../check/plugins.js';
 import { isFinding } from '../check/rules.js';
 import { diffPart } from './diagnose.js';
 import type { Intake } from './intake.js';
@@ -46,50 +47,32 @@ export function summaryLine(r: ReviewReport): string {
   const n = r.series.announced;
   const checks = r.compiler === 'none' ? 'passed checkpatch, the message rules and the recipients check (not built)' : 'built with no new warning and passed checkpatch, the message rules and the recipients check';
   const problems = r.problems.filter(isFinding);
-  if (flagged.length === 0 && problems.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, ${checks}.`;
+  const failedChecks = seriesResultsOf(r).filter((x) => !x.result.ok).map(({ check, result }) => check.headline(result as never));
+  if (flagged.length === 0 && problems.length === 0 && failedChecks.length === 0) return `kseries: all ${n} patch${n === 1 ? '' : 'es'} applied on ${r.series.base.slice(0, 12)}, ${checks}.`;
   const what = flagged.map((p) => `${p.index}/${n}: ${headline(p)}`).join('; ');
-  const series = problems.length ? `${flagged.length ? '; ' : ''}series: ${problems.map((x) => x.kind).join(', ')}` : '';
+  const seriesFindings = [...problems.map((x) => x.kind), ...failedChecks];
+  const series = seriesFindings.length ? `${flagged.length ? '; ' : ''}series: ${seriesFindings.join(', ')}` : '';
   return `kseries: ${flagged.length} of ${n} patches have findings (${what}${series}); base ${r.series.base.slice(0, 12)}.`;
 }
 
 function headline(p: ReviewPatch): string {
   if (!p.applied) return p.problems[0]?.message.split(':')[0] ?? 'not applied';
-  const parts: string[] = [];
-  if (p.build.status === 'failed') parts.push('build failed');
-  if (p.build.newWarnings.length) parts.push(`${p.build.newWarnings.length} new warning${p.build.newWarnings.length > 1 ? 's' : ''}`);
-  const cp = p.checkpatch;
-  if (cp.errors + cp.warnings + cp.checks) parts.push(`checkpatch ${cp.errors}E ${cp.warnings}W ${cp.checks}C`);
-  if (p.proofs.some((x) => !x.ok)) parts.push('object-code proof failed');
-  if (p.problems.length) parts.push(p.problems.map((x) => x.kind).join(', '));
-  if (p.build.notBuilt.length) parts.push('not build-tested');
-  return parts.join(', ');
+  return patchChecks().map((c) => c.headline(p)).filter(Boolean).join(', ');
 }
 
-interface Finding {
-  file?: string;
-  line?: number;
-  text: string[];
-}
-
-/** Each finding with where it points (file and new line), so it can stand under the hunk it is about. */
-function findingsOf(p: ReviewPatch): Finding[] {
-  const out: Finding[] = [];
-  const compiler = (level: string, list: string[]) =>
-    list.map((t) => {
-      const m = /^([^\s:][^:]*):(\d+):\d+: /.exec(t);
-      return { file: m?.[1], line: m ? Number(m[2]) : undefined, text: [`All ${level} (new ones prefixed by >>):`, '', `>> ${t}`] };
-    });
-  out.push(...compiler('errors', p.build.errors), ...compiler('warnings', p.build.newWarnings));
-  for (const f of p.checkpatch.findings.filter((x) => !x.fromTree)) out.push({ file: f.file, line: f.file ? f.line : undefined, text: [`checkpatch.pl ${f.level.toUpperCase()}:${f.type}: ${f.message}`] });
-  for (const x of p.proofs.filter((y) => !y.ok)) out.push({ text: [`object-code proof failed: ${x.object}: ${x.claim}`, ...x.errors.map((e) => `  ${e}`)] });
+/**
+ * Each finding with where it points (file and new line), so it can stand under the hunk it is about: why the patch
+ * did not apply, then what each check quotes.
+ */
+function findingsOf(p: ReviewPatch): Quoted[] {
+  const out: Quoted[] = [];
   for (const f of p.failures) {
     const lines = [`The patch does not apply: ${f.message}`];
     for (const d of f.differs ?? []) lines.push(`  line ${d.line}: the patch expects: ${d.expected}`, `  ${' '.repeat(String(d.line).length + 5)}the tree has:      ${d.found}`);
     out.push({ file: f.file, line: f.hunk > 0 ? -f.hunk : undefined, text: lines });
   }
   // The fate is the reply's first line (fateOf); here only what the author is to fix.
-  for (const x of p.problems.filter((y) => y.kind !== 'not-applied' && y.kind !== 'already-applied')) out.push({ text: [`${x.severity}: ${x.message}`] });
-  for (const n of p.build.notBuilt) out.push({ text: [`not build-tested: ${n.object}: ${n.reason}`] });
+  for (const c of patchChecks()) out.push(...c.quote(p));
   return out;
 }
 
@@ -109,8 +92,8 @@ function patchReplyBody(p: ReviewPatch, r: ReviewReport, mail: Message): string 
   } catch {
     files = []; // a mangled diff is quoted as nothing: the finding says what is wrong with it
   }
-  const placed = new Map<string, Finding[]>();
-  const loose: Finding[] = [];
+  const placed = new Map<string, Quoted[]>();
+  const loose: Quoted[] = [];
   for (const f of findings) {
     const at = f.file ? locate(files, f.file, f.line) : undefined;
     if (at) placed.set(at, [...(placed.get(at) ?? []), f]);

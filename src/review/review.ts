@@ -2,8 +2,8 @@
 // git am on its base in kseries' worktree, and its applied commits get the same per-patch checks as `kseries check`.
 import type { BuildOptions } from '../build/builder.js';
 import { checkRange, type CheckOptions } from '../check/check.js';
+import { patchHasFindings, seriesResultsOf, type SeriesResults } from '../check/plugins.js';
 import type { BuildReport, PatchReport } from '../check/report.js';
-import { patchHasFindings } from '../check/report.js';
 import { isFinding, type Problem } from '../check/rules.js';
 import { MailboxError, UsageError } from '../errors.js';
 import { readMailbox } from '../mail/mailbox.js';
@@ -41,7 +41,8 @@ export interface ReviewPatch extends Omit<PatchReport, 'commit'> {
   failures: ApplyOutcome['failures'];
 }
 
-export interface ReviewReport {
+/** The review; each series check that ran (KUnit, a static-key series' boot) adds its field, as in check's report. */
+export interface ReviewReport extends SeriesResults {
   series: {
     subject: string;
     version: number;
@@ -127,6 +128,8 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
       failures: o.failures,
     });
   }
+  const series = Object.fromEntries(seriesResultsOf(checked).map(({ check, result }) => [check.field, result])) as SeriesResults;
+  const seriesFailed = seriesResultsOf(series).some((x) => !x.result.ok);
   const report: ReviewReport = {
     series: { subject: intake.subject, version: intake.version, patches: intake.patches.length, announced: intake.total, revisions: intake.revisions, base, baseFrom, rfc: intake.rfc, resend: intake.resend, prefixes: intake.prefixes, cover: !!intake.cover, replies: intake.replies, branch },
     config: opts.config,
@@ -134,7 +137,8 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     sandbox,
     patches,
     problems,
-    verdict: patches.some(reviewFindings) || problems.some(isFinding) ? 'findings' : 'clean',
+    ...series,
+    verdict: patches.some(reviewFindings) || problems.some(isFinding) || seriesFailed ? 'findings' : 'clean',
   };
   return { report, intake };
 }

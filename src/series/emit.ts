@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import '../check/checks/index.js';
+import { patchChecks, seriesResultsOf } from '../check/plugins.js';
 import type { CheckReport } from '../check/report.js';
-import { kunitKernelLabel } from '../boot/kunit.js';
-import { configLine } from '../build/config-line.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw } from '../tools/git.js';
@@ -147,24 +147,9 @@ function checkedStatement(dir: string, tip: string, force: boolean): string {
     throw new CheckFailedError(`the last check of this series failed (${file})`, 'fix the patches and run kseries check again, or emit with --force');
   }
   if (report.failed) return '';
-  const built = report.patches.filter((p) => p.build.status === 'ok').length;
-  const warnings = report.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
-  const cp = report.patches.reduce((n, p) => n + p.checkpatch.errors + p.checkpatch.warnings, 0);
-  const proofs = report.patches.reduce((n, p) => n + (p.proofs ?? []).length, 0);
-  const parts = [
-    built ? `${built} of ${report.patches.length} patches built one by one (${report.configAsBuilt ? configLine(report.configAsBuilt) : `x86_64 ${report.config}`}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}` : '',
-    cp === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors',
-    proofs ? `in the built objects (objdump), every test the patches convert is a __jump_table entry of its new key, a NOP in the code that runs (${proofs} conversion${proofs === 1 ? '' : 's'})` : '',
-    report.kunit ? kunitStatement(report.kunit) : '',
-    report.boot ? `the series ${report.boot.statement}` : '',
-  ].filter(Boolean);
+  // What each check states of itself, in the registry's order: the patch checks, then the series checks.
+  const parts = [...patchChecks().map((c) => c.statement(report)), ...seriesResultsOf(report).map(({ check, result }) => check.statement(result as never))].filter(Boolean);
   return wrapParagraphs(`Checked with kseries: ${parts.join('; ')}.`, 72);
-}
-
-/** "KUnit kprobes_test (x86_64 tinyconfig + kunitconfig under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
-function kunitStatement(k: NonNullable<CheckReport['kunit']>): string {
-  const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
-  return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series`;
 }
 
 /** For a single patch, the changelog goes below the `---`, where git am drops it. */

@@ -1,14 +1,13 @@
 // The pieces of a boot that need no kernel: what /init prints and how it is read, how kprobe events are packed on
 // the command line, which symbols a measured kernel gets, which writers a boot exercises, and what fails a boot.
 import { describe, expect, test } from 'vitest';
-import { judgeToggles, toggleProbes, toggleScript } from '../../src/check/toggles.js';
+import { judgeToggles, toggleProbes, toggleScript } from '../../src/recipes/static-key/toggle-probes.js';
 import { objectPlans } from '../../src/boot/config.js';
 import { bootRefuses, kunitKernelLabel } from '../../src/boot/kunit.js';
 import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
-import { consoleFailures, type BootReport } from '../../src/check/boot.js';
-import { formatBoot } from '../../src/check/report.js';
-import { addsStaticKey, keysAdded, keyWriters, writerParams } from '../../src/check/writers.js';
+import { consoleFailures, formatBoot, type BootReport } from '../../src/recipes/static-key/boot-check.js';
+import { addsStaticKey, keysAdded, keyWriters, writerParams } from '../../src/recipes/static-key/key-writers.js';
 import { packEvents } from '../../src/measure/events.js';
 
 describe('the console of a boot', () => {

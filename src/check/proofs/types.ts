@@ -43,4 +43,6 @@ export interface Prover {
   /** Bytes of these sections too (e.g. `.altinstructions`), in every object read for a proof. */
   contents?: string[];
   prove(patch: string, objects: Map<string, ObjectAround>): ObjectProof[];
+  /** What a cover letter states of this prover's proofs when all of them hold, or nothing. */
+  statement?(proofs: ObjectProof[]): string | undefined;
 }

@@ -45,6 +45,7 @@ export interface KeyProof extends ObjectProof {
 /** `kseries check` proves every flag → key conversion of a patch, whichever recipe or person wrote it. */
 export const staticKeyVerifier: Prover = {
   id: 'static-key',
+  statement: (proofs) => `in the built objects (objdump), every test the patches convert is a __jump_table entry of its new key, a NOP in the code that runs (${proofs.length} conversion${proofs.length === 1 ? '' : 's'})`,
   readsFinal: true,
   objectsToProve: (patch) => [...new Set(conversionsIn(patch).map((c) => c.file.replace(/\.c$/, '.o')))],
   prove(patch, objects) {

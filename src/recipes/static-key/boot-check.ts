@@ -4,18 +4,20 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chooseAccel } from '../boot/accel.js';
-import { bootGuest, initScript } from '../boot/guest.js';
-import { WORKLOADS, type Workload } from '../boot/workloads.js';
-import type { KernelBuild } from '../build/builder.js';
-import { codeDigest, keptResult } from '../kept.js';
-import type { OnProgress } from '../progress.js';
-import { gitRaw, readAtCommit } from '../tools/git.js';
-import { cacheDir } from '../tree/paths.js';
-import type { KernelTree } from '../tree/tree.js';
-import { withBootKernel } from '../measure/kernel.js';
-import { judgeToggles, toggleProbes, toggleScript, type ToggleProbe } from './toggles.js';
-import { addsStaticKey, keysAdded, keyWriters, writerParams, type KeyWriter } from './writers.js';
+import { chooseAccel } from '../../boot/accel.js';
+import { bootGuest, initScript } from '../../boot/guest.js';
+import { WORKLOADS, type Workload } from '../../boot/workloads.js';
+import type { KernelBuild } from '../../build/builder.js';
+import { codeDigest, keptResult } from '../../kept.js';
+import type { OnProgress } from '../../progress.js';
+import { gitRaw, readAtCommit } from '../../tools/git.js';
+import { cacheDir } from '../../tree/paths.js';
+import type { KernelTree } from '../../tree/tree.js';
+import { withBootKernel } from '../../measure/kernel.js';
+import type { SeriesCheck } from '../../check/plugins.js';
+import { keptNote } from '../../check/report.js';
+import { judgeToggles, toggleProbes, toggleScript, type ToggleProbe } from './toggle-probes.js';
+import { addsStaticKey, keysAdded, keyWriters, writerParams, type KeyWriter } from './key-writers.js';
 
 export interface BootReport {
   /** `minimal+lockdep`, or the config file's name with +lockdep. */
@@ -44,9 +46,35 @@ const FAILURE = /WARNING:|BUG:|Kernel panic|Oops|possible circular locking|possi
 /** The lockdep kernel boots slower under TCG; the default workload takes seconds. */
 const BOOT_TIMEOUT_MS = 900_000;
 
-/** Does the range add a static key (whoever wrote it)? Then check boots it. */
-export async function rangeAddsStaticKey(tree: KernelTree, base: string, tip: string): Promise<boolean> {
-  return addsStaticKey(await gitRaw(tree.root, ['diff', base, tip, '--', '*.c', '*.h']));
+declare module '../../check/plugins.js' {
+  interface SeriesResults {
+    /** The boot of a static-key series under lockdep with its writers exercised. */
+    boot?: BootReport;
+  }
+}
+
+/**
+ * The series check the static-key recipes register: a range that adds a static key or a write of one (whoever wrote
+ * it) boots in the config family of --boot (minimal by default) with lockdep; --no-boot skips it.
+ */
+export const staticKeyBootCheck: SeriesCheck<'boot'> = {
+  id: 'static-key-boot',
+  field: 'boot',
+  wanted: async (r) => r.opts.build && r.opts.boot !== false && addsStaticKey(await gitRaw(r.opts.tree.root, ['diff', r.opts.base, r.opts.tip, '--', '*.c', '*.h'])),
+  run: (r) => bootCheck(r.opts.tree, r.opts, { config: r.opts.boot || 'minimal', sandbox: r.opts.sandbox, env: r.opts.env, log: r.opts.log, progress: r.opts.progress, fresh: r.opts.fresh }),
+  format: formatBoot,
+  headline: (b) => (b.ok ? 'boots clean' : 'does not boot clean'),
+  statement: (b) => `the series ${b.statement}`,
+};
+
+/** The boot of the series: the statement, what each writer is, and the console lines that failed it. */
+export function formatBoot(b: BootReport): string[] {
+  const out = [`boot ${b.ok ? 'ok' : 'FAILED'}: ${b.statement} (${b.seconds} s; ${b.accelWhy})${keptNote(b.keptFrom)}`];
+  for (const w of b.writers) out.push(`  writer ${w.file}:${w.line} ${w.function}(): ${w.runs === 'param' ? `runs with ${w.param}` : w.runs === 'initcall' ? 'an initcall: runs on every boot' : 'not run by booting'}`);
+  for (const t of b.toggles ?? []) out.push(`  interface ${t.path} (${t.where}): ${t.ok ? 'reads and takes what it did before' : 'differs from what it was'}`);
+  for (const f of b.failures) out.push(`  | ${f}`);
+  if (b.consoleLog) out.push(`  console log: ${b.consoleLog}`);
+  return out;
 }
 
 /** `sandbox`: the series is someone else's code (review): its kernel is built under bubblewrap, as its patches are. */
@@ -82,7 +110,7 @@ export async function bootCheck(
       init: initScript(),
       workload: workload.script,
       params,
-      code: codeDigest(['boot', 'check/boot', 'check/toggles', 'check/writers']),
+      code: codeDigest(['boot', 'recipes/static-key/boot-check', 'recipes/static-key/toggle-probes', 'recipes/static-key/key-writers']),
     };
     const booted = await keptResult('boot', key, () => buildAndBoot(build, { label, params, workload, probes, writers, toggleNames, tip: range.tip }, opts), (r) => r.ok, { env: opts.env, fresh: opts.fresh });
     if (booted.keptFrom) log(`boot: the same tree, configuration and workload booted clean at ${booted.keptFrom}: kept`);

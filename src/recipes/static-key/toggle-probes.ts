@@ -2,8 +2,8 @@
 // and how a booted kernel proves they still behave as the interfaces they replaced: the workload reads the value,
 // writes each accepted and one refused input, reads back after each, and restores it. Pure: text in, probes and
 // verdicts out.
-import { CFile } from '../c-source/functions.js';
-import { modeBits } from '../c-source/text.js';
+import { CFile } from '../../c-source/functions.js';
+import { modeBits } from '../../c-source/text.js';
 
 export interface ToggleProbe {
   /** /sys/module/<module>/parameters/<name> or /proc/sys/<dir>/<name>. */

@@ -1,0 +1,67 @@
+// The build check: each patch's touched objects compiled in order on the base (bisectability), and the W=1 warnings
+// that are new against the step before, shown as the kernel test robot shows them.
+import { configLine } from '../../build/config-line.js';
+import { skipped } from '../builds.js';
+import type { PatchCheck, Quoted } from '../plugins.js';
+
+/** A compiler line `file:line:col: ...` quoted under the hunk of that line. */
+function compilerQuote(level: 'errors' | 'warnings', list: string[]): Quoted[] {
+  return list.map((t) => {
+    const m = /^([^\s:][^:]*):(\d+):\d+: /.exec(t);
+    return { file: m?.[1], line: m ? Number(m[2]) : undefined, text: [`All ${level} (new ones prefixed by >>):`, '', `>> ${t}`] };
+  });
+}
+
+export const buildCheck: PatchCheck<'build'> = {
+  id: 'build',
+  field: 'build',
+  severities: ['error', 'warning'],
+  columns: [
+    { title: 'build', width: 9, cell: (p) => p.build.status },
+    { title: 'warn', width: 6, cell: (p) => String(p.build.newWarnings.length) },
+  ],
+  needsApply: true,
+  live: true,
+  async run(r) {
+    if (!r.opts.build) return r.commits.map(() => skipped('--no-build'));
+    return (await r.built()).reports;
+  },
+  failed: (p) => p.build.status === 'failed',
+  findings: (p) => p.build.status === 'failed' || p.build.newWarnings.length > 0 || p.build.notBuilt.length > 0,
+  details(p) {
+    const b = p.build;
+    const out: string[] = [];
+    if (b.note) out.push(`  note: ${b.note}`);
+    if (b.errors.length) out.push('  build errors:', ...b.errors.map((e) => `    ${e}`));
+    if (b.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...b.newWarnings.map((w) => `  >> ${w}`));
+    for (const n of b.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);
+    return out;
+  },
+  headline(p) {
+    const b = p.build;
+    const parts = [b.status === 'failed' ? 'build failed' : '', b.newWarnings.length ? `${b.newWarnings.length} new warning${b.newWarnings.length > 1 ? 's' : ''}` : '', b.notBuilt.length ? 'not build-tested' : ''];
+    return parts.filter(Boolean).join(', ') || undefined;
+  },
+  quote: (p) => [
+    ...compilerQuote('errors', p.build.errors),
+    ...compilerQuote('warnings', p.build.newWarnings),
+    ...p.build.notBuilt.map((n) => ({ text: [`not build-tested: ${n.object}: ${n.reason}`] })),
+  ],
+  b4(p, config) {
+    const b = p.build;
+    if (b.status === 'skipped' && b.objects.length === 0) return undefined;
+    return {
+      tool: 'kseries',
+      status: b.status === 'failed' ? 'fail' : b.newWarnings.length ? 'warn' : 'pass',
+      summary: `build (${config}, W=1): ${b.status}${b.newWarnings.length ? `, ${b.newWarnings.length} new warnings` : ''}`,
+      details: [...b.errors, ...b.newWarnings.map((w) => `>> ${w}`)].join('\n'),
+    };
+  },
+  statement(r) {
+    const built = r.patches.filter((p) => p.build.status === 'ok').length;
+    if (!built) return undefined;
+    const warnings = r.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
+    return `${built} of ${r.patches.length} patches built one by one (${r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}`;
+  },
+};
+

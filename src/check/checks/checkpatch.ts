@@ -1,0 +1,46 @@
+// checkpatch.pl of the tree on each patch as git format-patch mails it. Findings the tree causes rather than the patch
+// (a commit id checkpatch cannot look up in a tree without history) are labelled so and never mailed to the author.
+import { runCheckpatch, withoutHistory } from '../../tools/kernel-scripts.js';
+import type { PatchCheck } from '../plugins.js';
+
+export const checkpatchCheck: PatchCheck<'checkpatch'> = {
+  id: 'checkpatch',
+  field: 'checkpatch',
+  severities: ['error', 'warning', 'check'],
+  columns: [{ title: 'checkpatch', width: 12, cell: (p) => `${p.checkpatch.errors}E ${p.checkpatch.warnings}W ${p.checkpatch.checks}C` }],
+  needsApply: false,
+  live: true,
+  run(r) {
+    return Promise.all(
+      r.mails.map(async (mail, i) => {
+        r.step(i + 1, 'checkpatch', 'start');
+        const found = await runCheckpatch(r.opts.tree.root, mail, { strict: r.opts.strict });
+        r.step(i + 1, 'checkpatch', 'done', `${found.errors} errors, ${found.warnings} warnings, ${found.checks} checks`);
+        return r.history ? found : withoutHistory(found);
+      }),
+    );
+  },
+  failed: (p) => p.checkpatch.errors > 0,
+  findings: (p) => p.checkpatch.errors + p.checkpatch.warnings + p.checkpatch.checks > 0,
+  details: (p) => p.checkpatch.findings.map((f) => `  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}${f.fromTree ? ` (from the tree, not the patch: ${f.fromTree})` : ''}`),
+  headline(p) {
+    const cp = p.checkpatch;
+    return cp.errors + cp.warnings + cp.checks ? `checkpatch ${cp.errors}E ${cp.warnings}W ${cp.checks}C` : undefined;
+  },
+  quote: (p) => p.checkpatch.findings.filter((x) => !x.fromTree).map((f) => ({ file: f.file, line: f.file ? f.line : undefined, text: [`checkpatch.pl ${f.level.toUpperCase()}:${f.type}: ${f.message}`] })),
+  b4(p) {
+    const cp = p.checkpatch;
+    return {
+      tool: 'kseries',
+      status: cp.errors ? 'fail' : cp.warnings + cp.checks ? 'warn' : 'pass',
+      summary: `checkpatch.pl: ${cp.errors} errors, ${cp.warnings} warnings, ${cp.checks} checks`,
+      details: cp.findings.map((f) => `${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}`).join('\n'),
+    };
+  },
+  statement(r) {
+    const errors = r.patches.reduce((n, p) => n + p.checkpatch.errors, 0);
+    const warnings = r.patches.reduce((n, p) => n + p.checkpatch.warnings, 0);
+    if (errors) return undefined;
+    return warnings === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors';
+  },
+};

@@ -1,0 +1,43 @@
+// KUnit on the base and on the series, when the recipe or --kunit asks for it: a series check.
+import { kunitKernelLabel } from '../../boot/kunit.js';
+import { kunitEvidence, type KunitReport } from '../kunit.js';
+import type { SeriesCheck } from '../plugins.js';
+import { keptNote } from '../report.js';
+
+declare module '../plugins.js' {
+  interface SeriesResults {
+    /** KUnit on the base and on the series, when the recipe or --kunit asks for it. */
+    kunit?: KunitReport;
+  }
+}
+
+export const kunitCheck: SeriesCheck<'kunit'> = {
+  id: 'kunit',
+  field: 'kunit',
+  wanted: async (r) => r.opts.kunit !== undefined && r.opts.build,
+  run: (r) => kunitEvidence(r.opts.tree, r.opts, r.opts.kunit!, { env: r.opts.env, log: r.opts.log, progress: r.opts.progress, fresh: r.opts.fresh }),
+  format: formatKunit,
+  headline: (k) => (k.ok ? 'KUnit passed' : `KUnit failed (${k.problems.length} problem${k.problems.length === 1 ? '' : 's'})`),
+  /** "KUnit kprobes_test (x86_64 minimal+lockdep + kunitconfig under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
+  statement(k) {
+    const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
+    return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series`;
+  },
+};
+
+/** KUnit on the base and the series, the accelerator and why, and the census of the series' test kernel. */
+function formatKunit(k: KunitReport): string[] {
+  const run = (what: string, x: KunitReport['base']) =>
+    `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s${x.compiler ? ` with ${x.compiler}` : ''}, run ${x.runSeconds} s)`;
+  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}${k.kernel.why ? `; ${k.kernel.why}` : ''})${keptNote(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
+  if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
+  for (const p of k.problems) out.push(`  error: ${p}`);
+  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? [])].slice(-10)) out.push(`    | ${l}`);
+  const c = k.census;
+  if (c) {
+    out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions of ${c.objects} objects (${c.seconds} s):`);
+    out.push(`    a post_handler probe may move on ${c.move}, stays on ${c.stay}: ${Object.entries(c.stayBy).sort((a, b) => b[1]! - a[1]!).map(([r, n]) => `${r} ${n}`).join(', ')}`);
+    out.push(`    the series' x86 rule moves ${c.x86.move}; of those the object code keeps ${c.x86.disagree}: ${Object.entries(c.x86.disagreeBy).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
+  }
+  return out;
+}
