@@ -147,7 +147,8 @@ function notThreaded(cover: Mail | undefined, patches: IncomingPatch[], mails: M
 
 /**
  * Trailers of the replies to the reviewed series: a reply to a patch gives them to that patch, a reply to the cover
- * letter to every patch. A trailer naming someone other than the reply's sender is named, not added (b4's rule).
+ * letter to every patch. A trailer naming someone other than the reply's sender is named, not added (b4's rule);
+ * one the patch already carries is neither.
  * Returns how many replies answer the series.
  */
 function collectTrailers(mails: Mail[], cover: Mail | undefined, patches: IncomingPatch[], parts: Map<number, { mail: Mail }>, problems: Problem[]): number {
@@ -163,16 +164,20 @@ function collectTrailers(mails: Mail[], cover: Mail | undefined, patches: Incomi
     if (to.length === 0) continue;
     counted++;
     for (const t of trailersOf(r.message.body)) {
+      // A reply restating a trailer the patch already carries tells nothing new, whoever it names (b4).
+      if (to.every((p) => onPatch(p, t))) continue;
       if (!givenBy(t, r.message.from)) {
         problems.push({ kind: 'trailer-not-sender', severity: 'note', message: `"${t}" in a reply from ${formatAddress(r.message.from)} names someone else; not added (b4 am does the same)` });
         continue;
       }
-      for (const p of to) {
-        if (!p.trailers.includes(t) && !p.message.body.includes(t)) p.trailers.push(t);
-      }
+      for (const p of to) if (!onPatch(p, t)) p.trailers.push(t);
     }
   }
   return counted;
+}
+
+function onPatch(p: IncomingPatch, trailer: string): boolean {
+  return p.trailers.includes(trailer) || p.message.body.split('\n').some((l) => l.trim() === trailer);
 }
 
 /** One patch reviewed on its own (b4's per-patch check): its numbering in a series is ignored. */

@@ -194,6 +194,15 @@ describe('the series in a mailbox', () => {
     expect(s.problems.map((p) => [p.kind, p.severity, p.message])).toEqual([['trailer-not-sender', 'note', '"Acked-by: Boss <boss@x.org>" in a reply from R <r@x.org> names someone else; not added (b4 am does the same)']]);
   });
 
+  test('a reply restating trailers the patch already carries is neither a mismatch nor an addition (b4)', () => {
+    const s = identifySeries([
+      msg('[PATCH] a: one', { id: 'k1@x', body: 'text\n\nSuggested-by: Idea <idea@x.org>\nSigned-off-by: A <a@x.org>' }),
+      msg('Re: [PATCH] a: one', { diff: false, from: R, parent: 'k1@x', body: 'Applied, thanks:\n\n    Suggested-by: Idea <idea@x.org>\n    Signed-off-by: A <a@x.org>\n\nTested-by: Other <o@x.org>\n' }),
+    ]);
+    expect(s.patches[0]!.trailers).toEqual([]);
+    expect(s.problems.map((p) => p.message)).toEqual(['"Tested-by: Other <o@x.org>" in a reply from R <r@x.org> names someone else; not added (b4 am does the same)']);
+  });
+
   test('a review of v1 counts for the v2 patch with the same diff, not for one whose diff changed (b4, by patch-id)', () => {
     const to = (line: string) => (m: Message) => ({ ...m, body: m.body.replace('+b', line) });
     const mbox = [
