@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { simpleParser, type AddressObject } from 'mailparser';
+import { simpleParser, type AddressObject, type Attachment } from 'mailparser';
 import { MailboxError } from '../errors.js';
 import { mailsplit } from '../tools/git.js';
 
@@ -91,9 +91,23 @@ export async function parseMessage(raw: Buffer): Promise<Message> {
     to: addresses(m.to),
     cc: addresses(m.cc),
     date: m.date,
-    body: (m.text ?? '').replace(/\r\n/g, '\n'),
+    body: [m.text ?? '', ...m.attachments.filter(isTextPart).map(textOf)].join('\n').replace(/\r\n/g, '\n'),
     raw: raw.toString('latin1'),
   };
+}
+
+/** A text part sent as an attachment (a patch from Thunderbird, `dd-2.patch`): git mailinfo reads it as body text. */
+function isTextPart(a: Attachment): boolean {
+  return /^text\/(plain|x-patch|x-diff)$/i.test(a.contentType);
+}
+
+function textOf(a: Attachment): string {
+  const charset = (a.headers.get('content-type') as { params?: { charset?: string } } | undefined)?.params?.charset ?? 'utf-8';
+  try {
+    return new TextDecoder(charset).decode(a.content);
+  } catch {
+    return a.content.toString('latin1');
+  }
 }
 
 function bare(id: string | undefined): string {

@@ -77,6 +77,9 @@ export interface Reviewed {
   intake: Intake;
 }
 
+/** `git request-pull`'s "are available in the Git repository at:" and the URL and ref below it. */
+const PULL = /are available in the git repository at:?[ \t]*\n(?:[ \t]*\n)?[ \t]+(\S+)(?:[ \t]+(\S+))?/i;
+
 export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   const { tree } = opts;
   const sandbox = opts.build ? await assertSandbox(opts.trust, opts.env) : 'none (--no-build)';
@@ -87,6 +90,8 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   }
   const intake = opts.single ? identifyOne(messages) : identifySeries(messages, { version: opts.version });
   if (intake.patches.length === 0) {
+    const pull = messages.map((m) => PULL.exec(m.body)).find((x) => x !== null);
+    if (pull) throw new MailboxError(`${opts.input}: a pull request (git request-pull) for ${[pull[1], pull[2]].filter(Boolean).join(' ')}, not patches`, 'fetch it and check its commits: kseries check --range <base>..FETCH_HEAD');
     const inReplies = messages.filter((m) => hasDiff(m.body)).length;
     throw new MailboxError(`${opts.input}: holds no patch (${inReplies ? `its only diff${inReplies > 1 ? 's are' : ' is'} in a reply, Re:` : 'no message with a diff'})`, 'give the mbox of a series, e.g. b4 mbox <msgid> or a lore t.mbox.gz, gunzipped');
   }

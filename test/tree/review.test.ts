@@ -175,11 +175,13 @@ describe('b4, recipients and bad input', () => {
   });
 
   // Shapes met in real patch collections (OpenWrt, Armbian, LibreELEC, Debian): a diff -Naur or quilt file without
-  // mail headers, a description then a diff, and a list mail whose only diff is in a reply.
+  // mail headers, a description then a diff, a list mail whose only diff is in a reply, and a pull request.
   test.each([
     ['plain-diff', 'diff -Naur a/lib/bsearch.c b/lib/bsearch.c\n--- a/lib/bsearch.c\n+++ b/lib/bsearch.c\n@@ -1,1 +1,1 @@\n-x\n+y\n', /^kseries: .*plain-diff\.patch: a diff without mail headers \(no From:\), which git am cannot apply\nhint: commit it/],
     ['described-diff', 'Fix the thing.\n\n--- a/lib/bsearch.c\n+++ b/lib/bsearch.c\n@@ -1,1 +1,1 @@\n-x\n+y\n', /a diff without mail headers/],
     ['reply-diff', 'From: A <a@kernel.org>\nSubject: Re: lib: trouble\n\nTry this:\n\n--- a/lib/bsearch.c\n+++ b/lib/bsearch.c\n@@ -1,1 +1,1 @@\n-x\n+y\n', /holds no patch \(its only diff is in a reply, Re:\)/],
+    // A maintainer's pull request (git request-pull), as patchwork's corpus has them: a pull, not patches.
+    ['pull', 'From: M <m@kernel.org>\nSubject: [GIT PULL] lib: fixes for 6.12\n\nThe following changes since commit 0123:\n\nare available in the Git repository at:   \n\n  git://git.kernel.org/pub/scm/linux/kernel/git/m/lib.git tags/lib-fixes\n\nfor you to fetch changes up to 4567:\n', /: a pull request \(git request-pull\) for git:\/\/git\.kernel\.org\/pub\/scm\/linux\/kernel\/git\/m\/lib\.git tags\/lib-fixes, not patches\nhint: fetch it/],
   ])('%s: one line saying what the file is (exit 2)', async (name, text, want) => {
     const file = path.join(out, `${name}.patch`);
     fs.writeFileSync(file, text);

@@ -51,6 +51,36 @@ test('an mboxrd archive: encoded-word subjects, QP and base64 bodies, folded Ref
   expect(b!.body).toBe('diff --git a/x b/x\n\ttabbed line\n');
 });
 
+test('a patch sent as a text attachment (Thunderbird) is body text, as git mailinfo reads it; other attachments are not', async () => {
+  const mail = [
+    'From: Ada <ada@example.org>',
+    'Subject: [Patch]: lib: Attached',
+    'Message-ID: <att@example.org>',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain; charset=ISO-8859-1',
+    '',
+    'Why, in Latin-1 words.',
+    '--b',
+    'Content-Type: text/plain; charset=ISO-8859-1; name="x.patch"',
+    'Content-Disposition: attachment; filename="x.patch"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    Buffer.from('--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+\xe9\n', 'latin1').toString('base64'),
+    '--b',
+    'Content-Type: image/png; name="shot.png"',
+    'Content-Disposition: attachment; filename="shot.png"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    Buffer.from('PNG').toString('base64'),
+    '--b--',
+    '',
+  ].join('\n');
+  const [m] = await readMailbox(file('attached.eml', mail));
+  expect(m!.body).toBe('Why, in Latin-1 words.\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+é\n');
+});
+
 test('CRLF line ends are read as LF', async () => {
   const [m] = await readMailbox(file('crlf.mbox', B64.replace(/\n/g, '\r\n')));
   expect(m!.body).toBe('diff --git a/x b/x\n\ttabbed line\n');
