@@ -12,7 +12,7 @@ import { checkNoSymlinkOut, checkTreePath } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { withLock, worktreeAt, writingWorktree } from '../tree/worktree.js';
 import { guessBase } from './base-guess.js';
-import { diagnose, diffPart, pathsOf, type HunkFailure } from './diagnose.js';
+import { appliedInSubstance, diagnose, diffPart, pathsOf, substanceOf, type HunkFailure, type Substance } from './diagnose.js';
 import type { IncomingPatch } from './intake.js';
 import { addTrailers } from './trailers.js';
 
@@ -58,7 +58,7 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
         for (const p of [...patches].sort((a, b) => a.index - b.index)) {
           const i = p.index;
           if (stopped) {
-            outcomes.push({ index: i, applied: false, reason: await onItsOwn(dir, p, failed, stopped), failures: [] });
+            outcomes.push({ index: i, applied: false, ...(await onItsOwn(dir, base, p, failed, stopped)), failures: [] });
             continue;
           }
           const file = path.join(work, `${String(i).padStart(4, '0')}.eml`);
@@ -72,10 +72,10 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
             continue;
           }
           await gitRunRaw(dir, ['am', '--abort']);
-          if (diff && (await gitRunRaw(dir, ['apply', '-R', '--check'], { input: diff })).code === 0) {
-            // Already in the tree (it reverses cleanly): later patches may still apply, so go on.
-            const commit = await commitWithPatch(dir, base, diff);
-            outcomes.push({ index: i, applied: false, already: true, reason: `already applied: the tree has this change${commit ? ` (commit ${commit})` : ''}`, failures: [] });
+          // Already in the tree: later patches may still apply, so go on.
+          const already = await alreadyApplied(dir, base, diff);
+          if (already) {
+            outcomes.push({ index: i, applied: false, already: true, reason: already, failures: [] });
             continue;
           }
           const atBase = await readManyAtCommit(dir, base, pathsOf(diff));
@@ -105,12 +105,33 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
  * What a patch after a failed one would do: apply on what did apply (so it needs none of the failed ones), or need
  * the failed patches that touch its files, or fail on its own.
  */
-async function onItsOwn(dir: string, p: IncomingPatch, failed: { index: number; files: string[] }[], stopped: string): Promise<string> {
+async function onItsOwn(dir: string, base: string, p: IncomingPatch, failed: { index: number; files: string[] }[], stopped: string): Promise<{ reason: string; already?: true }> {
   const diff = diffPart(p.message.body);
-  if (diff && (await gitRunRaw(dir, ['apply', '--check'], { input: diff })).code === 0) return `not applied: ${stopped}; it applies without it`;
+  if (diff && (await gitRunRaw(dir, ['apply', '--check'], { input: diff })).code === 0) return { reason: `not applied: ${stopped}; it applies without it` };
+  const already = await alreadyApplied(dir, base, diff);
+  if (already) return { reason: already, already: true };
   const files = new Set(pathsOf(diff));
   const needs = failed.filter((f) => f.files.some((x) => files.has(x))).map((f) => f.index);
-  return needs.length ? `not applied: needs patch ${needs.join(', ')}, which did not apply` : `not applied: ${stopped}, and it does not apply on its own either`;
+  return { reason: needs.length ? `not applied: needs patch ${needs.join(', ')}, which did not apply` : `not applied: ${stopped}, and it does not apply on its own either` };
+}
+
+/** Why the tree already has a patch that does not apply: its reverse applies (the commit named), or it has it in substance. */
+async function alreadyApplied(dir: string, base: string, diff: string): Promise<string | undefined> {
+  if (!diff) return undefined;
+  if ((await gitRunRaw(dir, ['apply', '-R', '--check'], { input: diff })).code === 0) {
+    const commit = await commitWithPatch(dir, base, diff);
+    return `already applied: the tree has this change${commit ? ` (commit ${commit})` : ''}`;
+  }
+  const substance = substanceOf(diff, (f) => readFile(dir, f));
+  return appliedInSubstance(substance) ? inSubstance(substance!) : undefined;
+}
+
+function inSubstance(s: Substance): string {
+  const whole = s.addedThere === s.added && s.removedGone === s.removed;
+  const runs = (n: number, of: number, what: string, state: string) =>
+    of === 1 ? `the run of lines it ${what} is ${state}` : `${n === of ? `all ${of}` : `${n} of ${of}`} runs of lines it ${what} are ${state}`;
+  const said = [s.added ? runs(s.addedThere, s.added, 'adds', 'in the tree') : '', s.removed ? runs(s.removedGone, s.removed, 'removes', 'gone') : ''].filter(Boolean);
+  return `already applied in substance${whole ? '' : ', and changed since'}: ${said.join(', ')}; neither it nor its reverse applies, as the code around them changed`;
 }
 
 /** The commit before `base` (of the last 500 touching its files) whose patch-id is the diff's, as `git cherry` matches. */

@@ -83,6 +83,77 @@ export function pathsOf(diff: string): string[] {
   return [...out];
 }
 
+/** How much of a patch the tree has by content: the runs of lines it adds that stand there, those it removes that are gone. */
+export interface Substance {
+  added: number;
+  addedThere: number;
+  removed: number;
+  removedGone: number;
+}
+
+/**
+ * The tree's files measured against a patch that neither applies nor reverses (the code around it changed since):
+ * each run of lines it adds found as a block, each run it removes not found. Lines are compared trimmed, blank ones
+ * left out; a run of punctuation alone (`}`) says nothing. A file the patch deletes counts as a removed run.
+ */
+export function substanceOf(diff: string, now: (file: string) => string | undefined): Substance | undefined {
+  let files: StructuredPatch[];
+  try {
+    files = parsePatch(diff);
+  } catch {
+    return undefined;
+  }
+  const s: Substance = { added: 0, addedThere: 0, removed: 0, removedGone: 0 };
+  for (const f of files) {
+    const deleted = f.newFileName === '/dev/null';
+    const text = now(strip(deleted ? f.oldFileName ?? '' : f.newFileName ?? ''));
+    if (deleted) {
+      s.removed++;
+      if (text === undefined) s.removedGone++;
+      continue;
+    }
+    const lines = squeeze((text ?? '').split('\n'));
+    const added = f.hunks.flatMap((h) => runsOf(h.lines, '+'));
+    const key = (r: string[]) => r.join('\n');
+    const addedKeys = new Set(added.map(key));
+    const removed = f.hunks.flatMap((h) => runsOf(h.lines, '-')).filter((r) => !addedKeys.has(key(r)));
+    s.added += added.length;
+    s.addedThere += added.filter((r) => findBlock(lines, r) >= 0).length;
+    s.removed += removed.length;
+    s.removedGone += removed.filter((r) => findBlock(lines, r) < 0).length;
+  }
+  return s;
+}
+
+/**
+ * Whether the tree has the change in substance: at least two thirds of what it adds stands there (the rest
+ * changed since) and most of what it removes is gone. A patch whose lines are all punctuation is never applied so.
+ */
+export function appliedInSubstance(s: Substance | undefined): boolean {
+  if (!s || s.added + s.removed === 0) return false;
+  return s.addedThere * 3 >= s.added * 2 && (s.removed === 0 || s.removedGone * 2 > s.removed);
+}
+
+/** Lines trimmed, blank ones left out. */
+function squeeze(lines: string[]): string[] {
+  return lines.map((l) => l.trim()).filter(Boolean);
+}
+
+/** The runs of consecutive `sign` lines of a hunk (trimmed, blanks left out) that hold more than punctuation. */
+function runsOf(hunk: string[], sign: '+' | '-'): string[][] {
+  const out: string[][] = [];
+  let run: string[] = [];
+  for (const l of [...hunk, ' ']) {
+    if (l[0] === sign) run.push(l.slice(1));
+    else if (l[0] !== '\\') {
+      const r = squeeze(run);
+      if (r.some((x) => /[A-Za-z0-9_]/.test(x))) out.push(r);
+      run = [];
+    }
+  }
+  return out;
+}
+
 /** Every hunk of `diff` that does not apply to the files as `src` has them, and why. */
 export function diagnose(diff: string, src: FileSources): HunkFailure[] {
   let files: StructuredPatch[];
@@ -123,7 +194,7 @@ export function diagnose(diff: string, src: FileSources): HunkFailure[] {
         const why = atBase !== undefined && findBlock(atBase.split('\n'), old) >= 0 && earlier.length
           ? `changed by patch ${earlier.join(', ')} of this series`
           : 'changed upstream: the file differs from the one the patch was made against';
-        out.push({ kind: 'conflict', file, hunk: i + 1, header, message: `hunk ${i + 1} of ${file}: ${best.differs.length} of its ${old.length} context lines differ near line ${best.at + 1} (${why})`, differs: best.differs });
+        out.push({ kind: 'conflict', file, hunk: i + 1, header, message: `hunk ${i + 1} of ${file}: ${best.differs.length} line${best.differs.length === 1 ? ' differs' : 's differ'} from the ${old.length} it expects near line ${best.at + 1} (${why})`, differs: best.differs });
         return;
       }
       out.push({ kind: 'wrong-base', file, hunk: i + 1, header, message: `hunk ${i + 1} of ${file}: its context exists nowhere in the file: the series was made against another base` });

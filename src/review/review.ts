@@ -7,8 +7,8 @@ import type { BuildReport, PatchReport } from '../check/report.js';
 import { isFinding, type Problem } from '../check/rules.js';
 import { MailboxError, UsageError } from '../errors.js';
 import { readMailbox } from '../mail/mailbox.js';
-import { runCheckpatch } from '../tools/kernel-scripts.js';
-import { commitOf, type KernelTree } from '../tree/tree.js';
+import { checkpatchMail } from '../check/checks/checkpatch.js';
+import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { applySeries, assertSafePaths, type ApplyOutcome } from './apply.js';
 import { identifyOne, identifySeries, type Intake } from './intake.js';
 import { hasDiff } from './threads.js';
@@ -111,6 +111,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   problems.push(...checked.problems);
 
   const patches: ReviewPatch[] = [];
+  const history = await hasHistory(tree);
   for (const o of outcomes) {
     const p = intake.patches.find((x) => x.index === o.index);
     const c = o.applied ? checked.patches[applied.indexOf(o)] : undefined;
@@ -119,7 +120,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
       patches.push({ ...rest, index: o.index, applied: true, commit, trailers: p?.trailers ?? [], failures: [] });
       continue;
     }
-    const checkpatch = p ? await runCheckpatch(tree.root, p.message.raw, { strict: opts.strict }) : { errors: 0, warnings: 0, checks: 0, findings: [] };
+    const checkpatch = p ? await checkpatchMail(tree.root, p.message.raw, { strict: opts.strict, history }) : { errors: 0, warnings: 0, checks: 0, findings: [] };
     patches.push({
       index: o.index,
       subject: p?.subject.summary ?? '(missing)',

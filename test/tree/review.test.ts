@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { checkpatchMail } from '../../src/check/checks/checkpatch.js';
+import type { CheckpatchResult } from '../../src/tools/kernel-scripts.js';
 import { readMailbox } from '../../src/mail/mailbox.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { seriesMbox, type SeriesSpec } from '../helpers/mails.js';
@@ -75,6 +77,14 @@ describe('series that do not apply', () => {
     expect(report.patches.map((p) => [p.applied, p.problems.map((x) => x.kind)])).toEqual([[false, ['already-applied']]]);
     expect(report.patches[0]!.problems[0]!.message).toBe(`already applied: the tree has this change (commit ${sha.slice(0, 12)} ("lib/bsearch: Say what @num counts"))`);
     expect(report.patches[0]!.failures).toEqual([]);
+  });
+
+  test('a patch the tree took and then changed around (neither it nor its reverse applies): already applied in substance', async () => {
+    const taken = scratchCommit(tree.root, 'lib/bsearch.c', ' * @num: number of elements', ' * @num: number of elements to search', 'lib/bsearch: Say which elements @num counts');
+    const later = scratchCommit(tree.root, 'lib/bsearch.c', ' * @size: size of each element', ' * @size: size of each element in bytes', 'lib/bsearch: Say what @size counts in', taken);
+    const { report } = await review('substance', git(tree.root, 'format-patch', '-1', '--stdout', taken), '--no-build', '--base', later);
+    expect(report.patches.map((p) => [p.applied, p.problems.map((x) => [x.kind, x.severity])])).toEqual([[false, [['already-applied', 'warning']]]]);
+    expect(report.patches[0]!.problems[0]!.message).toBe('already applied in substance: the run of lines it adds is in the tree, the run of lines it removes is gone; neither it nor its reverse applies, as the code around them changed');
   });
 
   test('a patch made on a commit this tree is not at: its index lines name that commit (b4 --guess-base)', async () => {
@@ -189,6 +199,17 @@ describe('b4, recipients and bad input', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(want);
   });
+});
+
+test('checkpatch on a tree without history: a commit id it cannot look up is the tree\'s finding, labelled, not counted', async () => {
+  const mail = git(tree.root, 'format-patch', '-1', '--stdout', scratchCommit(tree.root, 'lib/bsearch.c', ' * @size: size of each element', ' * @size: size of each element, in bytes', `lib/bsearch: Say what @size counts\n\nAs commit 0123456789ab ("lib: Old change") should have said.`));
+  const unknown = (r: CheckpatchResult) => r.findings.filter((f) => f.type === 'UNKNOWN_COMMIT_ID');
+  const counted = await checkpatchMail(tree.root, mail, { history: true });
+  expect(unknown(counted).map((f) => f.fromTree)).toEqual([undefined]);
+  const labelled = await checkpatchMail(tree.root, mail, { history: false });
+  expect(unknown(labelled).map((f) => f.fromTree)).toEqual([expect.stringMatching(/no git history/)]);
+  expect(labelled.warnings).toBe(counted.warnings - 1);
+  expect(labelled.findings.filter((f) => f.fromTree === undefined)).toEqual(counted.findings.filter((f) => f.type !== 'UNKNOWN_COMMIT_ID'));
 });
 
 test('mutated mailboxes through the whole command on the real tree: exit 0, 1 or 2, never a bug', async () => {

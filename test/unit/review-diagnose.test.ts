@@ -1,6 +1,6 @@
 // Why a hunk does not apply: wrong base, conflict (with the lines that differ), mangled mail. Pure, on small files.
-import { expect, test } from 'vitest';
-import { diagnose, diffPart, pathsOf, trimDiff } from '../../src/review/diagnose.js';
+import { describe, expect, test } from 'vitest';
+import { appliedInSubstance, diagnose, diffPart, pathsOf, substanceOf, trimDiff } from '../../src/review/diagnose.js';
 import { attribution, writeReply } from '../../src/mail/reply.js';
 import type { Message } from '../../src/mail/mailbox.js';
 
@@ -25,6 +25,39 @@ test('a conflict names the lines that differ and the earlier patch that changed 
   const [f] = diagnose(diff(['@@ -2,3 +2,3 @@', ' int b;', '-int c;', '+int C;', ' int d;']), src(FILE.replace('int d;', 'int dd;'), FILE, [1]));
   expect(f).toMatchObject({ file: 'f.c', hunk: 1, header: '@@ -2,3 +2,3 @@', differs: [{ line: 4, expected: 'int d;', found: 'int dd;' }] });
   expect(f!.message).toMatch(/changed by patch 1 of this series/);
+});
+
+test('a conflict counts the file\'s lines that differ from the lines the hunk expects', () => {
+  const [f] = diagnose(diff(['@@ -2,3 +2,3 @@', ' int b;', '-int c;', '+int C;', ' int d;']), src(FILE.replace('int c;', 'int c0;\nint c1;'), FILE));
+  expect(f!.message).toBe(`hunk 1 of f.c: ${f!.differs!.length} lines differ from the 3 it expects near line 2 (changed upstream: the file differs from the one the patch was made against)`);
+  expect(f!.differs!.map((d) => d.found)).toEqual(['int c0;', 'int c1;']);
+});
+
+// A change the tree took long ago and has changed around since (the OpenWrt backports of v6.9–v7.0 changes met on
+// 6.12.118): neither the patch nor its reverse applies, yet what it adds stands there and what it removes is gone.
+describe('already applied in substance', () => {
+  const OLD = ['void f(void)', '{', '\tlock();', '\tif (x)', '\t\tset(y);', '\tunlock();', '}', ''];
+  const patch = diff(['@@ -1,7 +1,6 @@', ' void f(void)', ' {', ' \tlock();', '-\tif (x)', '-\t\tset(y);', '+\tset(y);', ' \tunlock();', ' }']);
+  const later = ['int g(void)', '{', '\tunlock();', '}', 'void f(void)', '{', '\tspin_lock();', '\tset(y);', '\tspin_unlock();', '}', ''].join('\n');
+  const measure = (text: string | undefined) => substanceOf(patch, () => text);
+
+  test('the change, then its context changed: applied', () => {
+    expect(measure(later)).toEqual({ added: 1, addedThere: 1, removed: 1, removedGone: 1 });
+    expect(appliedInSubstance(measure(later))).toBe(true);
+  });
+  test('the tree as the patch found it, or with its context changed only: not applied', () => {
+    expect(appliedInSubstance(measure(OLD.join('\n')))).toBe(false);
+    expect(appliedInSubstance(measure(OLD.join('\n').replace('lock();', 'spin_lock();')))).toBe(false);
+  });
+  test('a removed line living on elsewhere does not hide the change; a removed block still there does', () => {
+    const p = diff(['@@ -1,4 +1,2 @@', ' a();', '-\tunlock();', '-\tputs("x");', ' b();', '@@ -9,3 +9,3 @@', ' c();', '-old();', '+new_call();', ' d();']);
+    expect(appliedInSubstance(substanceOf(p, () => 'a();\nb();\n\tunlock();\nc();\nnew_call();\n'))).toBe(true);
+    expect(appliedInSubstance(substanceOf(p, () => 'a();\n\tunlock();\n\tputs("x");\nb();\nold();\nnew_call();\n'))).toBe(false);
+  });
+  test('a patch of punctuation only, or a file the tree lacks, is never applied so', () => {
+    expect(appliedInSubstance(substanceOf(diff(['@@ -1,2 +1,2 @@', ' a();', '-}', '+};']), () => 'a();\n};\n'))).toBe(false);
+    expect(appliedInSubstance(measure(undefined))).toBe(false);
+  });
 });
 
 test('the diff of a mail body, without its signature; every path it names', () => {

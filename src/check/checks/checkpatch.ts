@@ -1,7 +1,13 @@
 // checkpatch.pl of the tree on each patch as git format-patch mails it. Findings the tree causes rather than the patch
 // (a commit id checkpatch cannot look up in a tree without history) are labelled so and never mailed to the author.
-import { runCheckpatch, withoutHistory } from '../../tools/kernel-scripts.js';
+import { runCheckpatch, withoutHistory, type CheckpatchResult } from '../../tools/kernel-scripts.js';
 import type { PatchCheck } from '../plugins.js';
+
+/** checkpatch.pl on one mail; on a tree without history, what it cannot look up is labelled the tree's, not counted. */
+export async function checkpatchMail(treeRoot: string, mail: string, opts: { strict?: boolean; history: boolean }): Promise<CheckpatchResult> {
+  const found = await runCheckpatch(treeRoot, mail, { strict: opts.strict });
+  return opts.history ? found : withoutHistory(found);
+}
 
 export const checkpatchCheck: PatchCheck<'checkpatch'> = {
   id: 'checkpatch',
@@ -14,9 +20,9 @@ export const checkpatchCheck: PatchCheck<'checkpatch'> = {
     return Promise.all(
       r.mails.map(async (mail, i) => {
         r.step(i + 1, 'checkpatch', 'start');
-        const found = await runCheckpatch(r.opts.tree.root, mail, { strict: r.opts.strict });
+        const found = await checkpatchMail(r.opts.tree.root, mail, { strict: r.opts.strict, history: r.history });
         r.step(i + 1, 'checkpatch', 'done', `${found.errors} errors, ${found.warnings} warnings, ${found.checks} checks`);
-        return r.history ? found : withoutHistory(found);
+        return found;
       }),
     );
   },
