@@ -105,7 +105,9 @@ async function buildFromTarball(tarball: string, dest: string, log: (line: strin
   // file counted big): 91k loose objects would make the first scans slow and set off a background `git gc` of about
   // 90 s that competes with them; the pack is 334 MB where gc's is 263 MB, and `git grep` reads it faster.
   await git(['-c', 'core.bigFileThreshold=1', '-c', 'core.compression=1', 'add', '-A']);
-  await git(['commit', '-q', '--no-verify', '-m', `Linux ${version} (Debian linux-source-${KERNEL_SERIES})`]);
+  // Named after the package the tarball is from (linux-source-6.1 given as KSERIES_LINUX_TARBALL is not 6.12's).
+  const series = /linux-source-(\d+\.\d+)\.tar/.exec(path.basename(tarball))?.[1] ?? KERNEL_SERIES;
+  await git(['commit', '-q', '--no-verify', '-m', `Linux ${version} (Debian linux-source-${series})`]);
   await git(['tag', `v${version}`]);
   await git(['repack', '-d', '-q']);
   fs.renameSync(work, dest);

@@ -70,6 +70,12 @@ test('provisioning from a Debian tarball into an empty cache is deterministic, a
   expect(git((await provisioned()).tree.root, 'rev-parse', 'HEAD')).toBe(git(first.tree.root, 'rev-parse', 'HEAD'));
   expect((await provisionTree({ cwd: first.cwd, env: first.env })).how).toBe('existing');
   expect((await provisionTree({ cwd: tmp('kseries-cwd-'), env: first.env })).how).toBe('cache');
+  // The base commit names the package the tarball is from: 6.1's given by KSERIES_LINUX_TARBALL is not 6.12's.
+  expect(git(first.tree.root, 'log', '-1', '--format=%s').trim()).toBe(`Linux ${first.tree.version} (Debian linux-source-6.12)`);
+  const older = path.join(tmp('kseries-tarball-'), 'linux-source-6.1.tar.xz');
+  fs.copyFileSync(tarball, older);
+  const other = await provisionTree({ cwd: tmp('kseries-cwd-'), env: { ...process.env, KSERIES_CACHE: tmp('kseries-cache-'), KSERIES_LINUX_TARBALL: older } });
+  expect(git(other.tree.root, 'log', '-1', '--format=%s').trim()).toBe(`Linux ${other.tree.version} (Debian linux-source-6.1)`);
 });
 
 test('tree init --from uses a user tree in place, and tree show reads it', async () => {
