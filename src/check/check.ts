@@ -8,7 +8,7 @@ import { hasHistory } from '../tree/tree.js';
 import { buildRange, type BuiltRange } from './builds.js';
 import './checks/index.js';
 import { formatMails, readCommits } from './commits.js';
-import { patchChecks, patchFailed, patchHasFindings, seriesChecks, type PatchFindings, type RangeOptions, type RangeRun, type SeriesResults } from './plugins.js';
+import { patchChecks, patchFailed, patchHasFindings, seriesChecks, seriesResultsOf, type PatchFindings, type RangeOptions, type RangeRun, type SeriesResults } from './plugins.js';
 import type { CheckReport, PatchReport } from './report.js';
 
 export interface CheckOptions extends RangeOptions {
@@ -42,7 +42,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
   // Then the series checks, one after the other: each may build and boot a kernel.
   const series: SeriesResults = {};
   for (const c of seriesChecks()) if (await c.wanted(run)) Object.assign(series, { [c.field]: await c.run(run) });
-  const seriesFailed = Object.values(series).some((x: { ok: boolean } | undefined) => x && !x.ok);
+  const seriesFailed = seriesResultsOf(series).some((x) => !x.result.ok);
   const seriesProblems = run.seriesProblems;
   const failed = patches.some(patchFailed) || seriesProblems.some((p) => p.severity === 'error') || seriesFailed;
   return {

@@ -9,7 +9,7 @@ import type { KernelTree } from '../../tree/tree.js';
 import type { PatchCheck } from '../plugins.js';
 import { checkIdentity, checkMessage, checkRecipients, checkSeries, type Problem } from '../rules.js';
 
-/** A review's fate of a patch (kept with its problems): its reply says it first, not as something to fix. */
+/** A review's fate of a patch (kept with its problems): its reply and b4's apply entry say it, not as something to fix. */
 const FATES = new Set(['not-applied', 'already-applied']);
 
 export const rulesCheck: PatchCheck<'problems'> = {
@@ -52,7 +52,8 @@ export const rulesCheck: PatchCheck<'problems'> = {
   headline: (p) => (p.problems.length ? p.problems.map((x) => x.kind).join(', ') : undefined),
   quote: (p) => p.problems.filter((y) => !FATES.has(y.kind)).map((x) => ({ text: [`${x.severity}: ${x.message}`] })),
   b4(p) {
-    const rules = p.problems.filter((x) => x.kind !== 'not-applied');
+    // The fate is the apply entry's to say.
+    const rules = p.problems.filter((x) => !FATES.has(x.kind));
     return {
       tool: 'kseries',
       status: rules.some((x) => x.severity === 'error') ? 'fail' : rules.length ? 'warn' : 'pass',
