@@ -9,9 +9,24 @@ export const DIFF_FUZZ = 2;
 
 export type RenderedEdit =
   | { kind: 'diff'; source: string; diff: string }
-  | { kind: 'insert'; source: string; file: string; anchor: string; regex: boolean; position: 'before' | 'after' | 'replace'; text: string; within?: string }
+  | ({ kind: 'insert'; source: string; file: string; position: InsertPosition; text: string } & Place)
+  | ({ kind: 'move'; source: string; file: string; to: Place & { position: 'before' | 'after' } } & Place)
   | { kind: 'new-file'; source: string; file: string; text: string }
   | { kind: 'replace-file'; source: string; file: string; text: string };
+
+export type InsertPosition = 'before' | 'after' | 'replace' | 'substitute';
+
+/**
+ * Where an edit acts: the one line `anchor` matches (a substring, or a regular expression with `regex`); with `until`,
+ * the block from that line up to, not including, the first later line `until` matches; with `within`, the anchor is
+ * looked for only in the top-level block (a function) whose first line `within` matches, up to its closing brace.
+ */
+export interface Place {
+  anchor: string;
+  regex: boolean;
+  until?: string;
+  within?: string;
+}
 
 export async function applyEdit(files: FileOverlay, edit: RenderedEdit): Promise<void> {
   switch (edit.kind) {
@@ -19,6 +34,8 @@ export async function applyEdit(files: FileOverlay, edit: RenderedEdit): Promise
       return applyDiff(files, edit.diff, edit.source);
     case 'insert':
       return applyInsert(files, edit);
+    case 'move':
+      return applyMove(files, edit);
     case 'new-file': {
       const file = treePath(edit.file, edit.source);
       if ((await files.read(file)) !== undefined) {
@@ -75,31 +92,75 @@ function failingHunk(text: string, p: StructuredPatch, file: string, source: str
 
 async function applyInsert(files: FileOverlay, edit: Extract<RenderedEdit, { kind: 'insert' }>): Promise<void> {
   const file = treePath(edit.file, edit.source);
+  const lines = await readLines(files, file, edit.source);
+  const [at, end] = locate(lines, edit, file, edit.source);
+  const text = edit.text.replace(/\n$/, '');
+  // An empty fragment adds no line: `replace` with it deletes the lines.
+  const fragment = text === '' ? [] : text.split('\n');
+  switch (edit.position) {
+    case 'before':
+      lines.splice(at, 0, ...fragment);
+      break;
+    case 'after':
+      lines.splice(end, 0, ...fragment);
+      break;
+    case 'replace':
+      lines.splice(at, end - at, ...fragment);
+      break;
+    case 'substitute': {
+      // Only the part of the line the anchor matches changes; `$1`... name a regular expression's groups.
+      const line = lines[at]!;
+      const changed = edit.regex ? line.replace(new RegExp(edit.anchor), text) : line.replace(edit.anchor, () => text);
+      lines.splice(at, 1, ...changed.split('\n'));
+      break;
+    }
+  }
+  await files.write(file, lines.join('\n'));
+}
+
+/** Move the anchored lines, unchanged, before or after the lines `to` names (looked for once they are taken out). */
+async function applyMove(files: FileOverlay, edit: Extract<RenderedEdit, { kind: 'move' }>): Promise<void> {
+  const file = treePath(edit.file, edit.source);
+  const lines = await readLines(files, file, edit.source);
+  const [at, end] = locate(lines, edit, file, edit.source);
+  const block = lines.splice(at, end - at);
+  const [toAt, toEnd] = locate(lines, edit.to, file, `${edit.source} (to)`);
+  lines.splice(edit.to.position === 'before' ? toAt : toEnd, 0, ...block);
+  await files.write(file, lines.join('\n'));
+}
+
+async function readLines(files: FileOverlay, file: string, source: string): Promise<string[]> {
   const text = await files.read(file);
-  if (text === undefined) throw new ApplyError(`${edit.source}: ${file} does not exist in the tree`, 'check the file parameter');
-  const lines = text.split('\n');
-  const matches = (pattern: string, regex: boolean) => {
-    const re = regex ? new RegExp(pattern) : undefined;
+  if (text === undefined) throw new ApplyError(`${source}: ${file} does not exist in the tree`, 'check the file parameter');
+  return text.split('\n');
+}
+
+/** The lines [start, end) a Place names: one line, or a block with `until`. */
+function locate(lines: string[], place: Place, file: string, source: string): [number, number] {
+  const matches = (pattern: string) => {
+    const re = place.regex ? new RegExp(pattern) : undefined;
     return (l: string) => (re ? re.test(l) : l.includes(pattern));
   };
-  // `within` names the first line of a top-level block (a function); the anchor is looked for up to its closing brace.
+  const edit = { source };
   let [from, to] = [0, lines.length];
-  if (edit.within !== undefined) {
-    const starts = lines.flatMap((l, i) => (matches(edit.within!, edit.regex)(l) ? [i] : []));
-    if (starts.length !== 1) throw anchorError(edit, file, `block ${JSON.stringify(edit.within)}`, starts);
+  if (place.within !== undefined) {
+    const starts = lines.flatMap((l, i) => (matches(place.within!)(l) ? [i] : []));
+    if (starts.length !== 1) throw anchorError(edit, file, `block ${JSON.stringify(place.within)}`, starts);
     from = starts[0]!;
-    const end = lines.findIndex((l, i) => i > from && l.startsWith('}'));
-    to = end < 0 ? lines.length : end + 1;
+    const close = lines.findIndex((l, i) => i > from && l.startsWith('}'));
+    to = close < 0 ? lines.length : close + 1;
   }
-  const isAnchor = matches(edit.anchor, edit.regex);
+  const isAnchor = matches(place.anchor);
   const hits: number[] = [];
   for (let i = from; i < to; i++) if (isAnchor(lines[i]!)) hits.push(i);
-  if (hits.length !== 1) throw anchorError(edit, file, `anchor ${JSON.stringify(edit.anchor)}${edit.within !== undefined ? ` in that block` : ''}`, hits);
+  const inBlock = place.within !== undefined ? ' in that block' : '';
+  if (hits.length !== 1) throw anchorError(edit, file, `anchor ${JSON.stringify(place.anchor)}${inBlock}`, hits);
   const at = hits[0]!;
-  const fragment = edit.text.replace(/\n$/, '').split('\n');
-  const start = edit.position === 'after' ? at + 1 : at;
-  lines.splice(start, edit.position === 'replace' ? 1 : 0, ...fragment);
-  await files.write(file, lines.join('\n'));
+  if (place.until === undefined) return [at, at + 1];
+  const isEnd = matches(place.until);
+  const end = lines.findIndex((l, i) => i > at && i < to && isEnd(l));
+  if (end < 0) throw anchorError(edit, file, `until ${JSON.stringify(place.until)} after line ${at + 1}${inBlock}`, []);
+  return [at, end];
 }
 
 function anchorError(edit: { source: string }, file: string, what: string, hits: number[]): ApplyError {

@@ -25,6 +25,8 @@ export interface SeriesPlan {
   prepared?: TemplateVars;
   /** Emitted as [RFC PATCH ...] by default. */
   rfc?: boolean;
+  /** Every patch goes to everyone any patch of the series goes to. */
+  ccAll?: boolean;
   /** The tree's tag in the subjects: [PATCH <tag>] (from the variable `subjectTag`). */
   subjectTag?: string;
 }
@@ -75,6 +77,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     throw new RecipeError(`${manifest.id}: series name "${name}" cannot name a branch`, 'the series template must give letters, digits, . _ -');
   }
 
+  await refuseUnfit(manifest, readBase);
   const patches: PlannedPatch[] = [];
   let files = new FileOverlay(readBase);
   for (const [index, spec] of manifest.patches.entries()) {
@@ -105,8 +108,20 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     patches,
     prepared,
     rfc: manifest.rfc,
+    ...(manifest.ccAll ? { ccAll: true } : {}),
     ...(typeof vars.subjectTag === 'string' && vars.subjectTag ? { subjectTag: vars.subjectTag } : {}),
   };
+}
+
+/** One line for a tree of a shape the recipe says it was not written for, before any edit is tried. */
+async function refuseUnfit(manifest: LoadedRecipe['manifest'], readBase: ReadBase): Promise<void> {
+  for (const u of manifest.unfit) {
+    const re = new RegExp(u.match);
+    const line = ((await readBase(u.file)) ?? '').split('\n').findIndex((l) => re.test(l));
+    if (line >= 0) {
+      throw new RecipeError(`${manifest.id} does not fit this tree: ${u.file}:${line + 1}: ${u.why}`, 'generate it on a tree of the shape it was written for, or adapt the recipe');
+    }
+  }
 }
 
 /**
@@ -157,17 +172,14 @@ async function renderEdit(
       return { kind: 'diff', source: `${source} (${edit.template})`, diff: templates.file(edit.template)(vars) };
     case 'new-file':
       return { kind: 'new-file', source, file: field(edit.file, 'file'), text: templates.file(edit.template)(vars) };
-    case 'insert':
-      return {
-        kind: 'insert',
-        source,
-        file: field(edit.file, 'file'),
-        anchor: edit.anchor,
-        regex: edit.regex,
-        position: edit.position,
-        text: templates.file(edit.template)(vars),
-        within: edit.within,
-      };
+    case 'insert': {
+      const { template, each: _each, ...place } = edit;
+      return { ...place, source, file: field(edit.file, 'file'), text: templates.file(template)(vars) };
+    }
+    case 'move': {
+      const { each: _each, ...move } = edit;
+      return { ...move, source, file: field(edit.file, 'file') };
+    }
     case 'transform': {
       const transform = recipe.code?.transform;
       if (!transform) throw new RecipeError(`${source}: a transform edit needs recipe code`, 'this recipe has no code; use diff, insert or new-file');

@@ -2,16 +2,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RecipeError } from '../errors.js';
+import type { InsertPosition, Place } from '../edits/apply.js';
 import { PARAM_TYPES, type ParamSpec } from './params.js';
 
 export type EditSpec = (
   /** A rendered unified diff, applied with context tolerance. */
   | { kind: 'diff'; template: string }
   /**
-   * A rendered fragment placed before/after an anchor line, or replacing it; with `within`, the anchor is looked for
-   * only in the top-level block (a function) whose first line that names, up to its closing brace.
+   * A rendered fragment placed before/after the lines a Place names, replacing them, or (substitute) replacing the
+   * part of the anchor line the anchor matches.
    */
-  | { kind: 'insert'; file: string; anchor: string; regex: boolean; position: 'before' | 'after' | 'replace'; template: string; within?: string }
+  | ({ kind: 'insert'; file: string; position: InsertPosition; template: string } & Place)
+  /** Lines of the tree moved, unchanged, before or after other lines of the same file. */
+  | ({ kind: 'move'; file: string; to: Place & { position: 'before' | 'after' } } & Place)
   /** A rendered new file. */
   | { kind: 'new-file'; file: string; template: string }
   /** The recipe code's transform of a file. */
@@ -44,6 +47,11 @@ export interface Manifest {
   patches: PatchSpec[];
   /** The series is a request for comments: emitted as [RFC PATCH ...] unless emit says otherwise. */
   rfc: boolean;
+  /**
+   * Every patch goes to everyone any patch of the series goes to (get_maintainer.pl of each patch, united), for a
+   * series whose patches its reviewers must read together (a core change and the architecture code it calls).
+   */
+  ccAll: boolean;
   /** KUnit tests `kseries check` runs on the base and on the series (and generate on its draft). */
   kunit?: KunitSpec;
   /** generate boots the tree first (kseries measure) and gives the recipe each flag's hits (context.runtime). */
@@ -53,6 +61,8 @@ export interface Manifest {
    * maintainer tree. An element's `subjectTag` goes into its subjects ("[PATCH net-next]").
    */
   split?: string;
+  /** Shapes of code the recipe was not written for: a tree where `match` matches a line of `file` is refused. */
+  unfit: { file: string; match: string; why: string }[];
 }
 
 export interface KunitSpec {
@@ -60,6 +70,8 @@ export interface KunitSpec {
   config: string[];
   /** Also count, over every object of the series' KUnit kernel, the sites where a post_handler probe would move. */
   kprobeCensus: boolean;
+  /** Symbols whose values in the test kernels' .config the report states (a message names the config it ran on). */
+  show: string[];
 }
 
 export function readManifest(dir: string): Manifest {
@@ -100,9 +112,14 @@ export function readManifest(dir: string): Manifest {
     cover: { subject: str(cover.subject, where('cover.subject')), template: str(cover.template, where('cover.template')) },
     patches: patchList.map((p, i) => readPatch(p, where(`patches[${i}]`))),
     rfc: m.rfc === true,
+    ccAll: m.ccAll === true,
     kunit: m.kunit === undefined ? undefined : readKunit(m.kunit, where('kunit')),
     measure: m.measure === true,
     split: m.split === undefined ? undefined : str(m.split, where('split')),
+    unfit: list(m.unfit, where('unfit')).map((u, i) => {
+      const o = object(u, where(`unfit[${i}]`));
+      return { file: str(o.file, where(`unfit[${i}].file`)), match: str(o.match, where(`unfit[${i}].match`)), why: str(o.why, where(`unfit[${i}].why`)) };
+    }),
   };
 }
 
@@ -111,7 +128,11 @@ function readKunit(raw: unknown, where: string): KunitSpec {
   if (!Array.isArray(k.config) || k.config.length === 0 || !k.config.every((c) => typeof c === 'string' && /^CONFIG_\w+=\S+$/.test(c))) {
     throw new RecipeError(`${where}.config: must be a non-empty list of CONFIG_X=value lines`, 'e.g. ["CONFIG_KUNIT=y", "CONFIG_KPROBES=y"]');
   }
-  return { config: k.config as string[], kprobeCensus: k.kprobeCensus === true };
+  const show = k.show ?? [];
+  if (!Array.isArray(show) || !show.every((c) => typeof c === 'string' && /^CONFIG_\w+$/.test(c))) {
+    throw new RecipeError(`${where}.show: must be a list of CONFIG_X names`, 'e.g. ["CONFIG_PREEMPT", "CONFIG_OPTPROBES"]');
+  }
+  return { config: k.config as string[], kprobeCensus: k.kprobeCensus === true, show: show as string[] };
 }
 
 function readPatch(raw: unknown, where: string): PatchSpec {
@@ -142,22 +163,36 @@ function readEditKind(e: Record<string, unknown>, where: string): EditSpec {
       return { kind, file: str(e.file, `${where}.file`) };
     case 'insert': {
       const position = str(e.position ?? 'after', `${where}.position`);
-      if (position !== 'before' && position !== 'after' && position !== 'replace') {
-        throw new RecipeError(`${where}.position: "${position}" is not before, after or replace`, 'fix the manifest');
+      if (!['before', 'after', 'replace', 'substitute'].includes(position)) {
+        throw new RecipeError(`${where}.position: "${position}" is not before, after, replace or substitute`, 'fix the manifest');
       }
-      return {
-        kind,
-        file: str(e.file, `${where}.file`),
-        anchor: str(e.anchor, `${where}.anchor`),
-        regex: e.regex === true,
-        position,
-        template: str(e.template, `${where}.template`),
-        ...(e.within === undefined ? {} : { within: str(e.within, `${where}.within`) }),
-      };
+      const place = readPlace(e, where);
+      if (position === 'substitute' && place.until !== undefined) {
+        throw new RecipeError(`${where}: "substitute" changes one line and takes no "until"`, 'use "replace" for a block');
+      }
+      return { kind, file: str(e.file, `${where}.file`), position: position as InsertPosition, template: str(e.template, `${where}.template`), ...place };
+    }
+    case 'move': {
+      const to = object(e.to, `${where}.to`);
+      const position = str(to.position ?? 'before', `${where}.to.position`);
+      if (position !== 'before' && position !== 'after') throw new RecipeError(`${where}.to.position: "${position}" is not before or after`, 'fix the manifest');
+      const regex = e.regex === true;
+      return { kind, file: str(e.file, `${where}.file`), ...readPlace(e, where), to: { ...readPlace({ ...to, regex }, `${where}.to`), position } };
     }
     default:
-      throw new RecipeError(`${where}.kind: unknown edit kind "${kind}"`, 'use diff, insert, new-file or transform');
+      throw new RecipeError(`${where}.kind: unknown edit kind "${kind}"`, 'use diff, insert, move, new-file or transform');
   }
+}
+
+function readPlace(e: Record<string, unknown>, where: string): Place {
+  const optional = (name: 'until' | 'within') => (e[name] === undefined ? {} : { [name]: str(e[name], `${where}.${name}`) });
+  return { anchor: str(e.anchor, `${where}.anchor`), regex: e.regex === true, ...optional('until'), ...optional('within') };
+}
+
+function list(v: unknown, where: string): unknown[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new RecipeError(`${where}: must be a list`, 'fix the manifest');
+  return v;
 }
 
 function object(v: unknown, where: string): Record<string, unknown> {

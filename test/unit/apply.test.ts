@@ -85,3 +85,42 @@ test('new files get a final newline and must not exist', async () => {
   expect(await files.read('lib/b.c')).toBe('x\n');
   await expect(applyEdit(files, { kind: 'new-file', source: 's', file: 'lib/a.c', text: 'x' })).rejects.toThrow(/already exists/);
 });
+
+test('until makes the anchor the first line of a block that ends before the line until matches', async () => {
+  const text = ['int f(void)', '{', '\tint a, b;', '', '\t/* check */', '\tif (a)', '\t\treturn 0;', '', '\t/* work */', '\treturn b;', '}', ''].join('\n');
+  const files = () => new FileOverlay(async (f) => (f === 'lib/f.c' ? text : undefined));
+  type Insert = Extract<RenderedEdit, { kind: 'insert' }>;
+  const block: Insert = { kind: 'insert', source: 's', file: 'lib/f.c', anchor: '/* check */', until: '/* work */', regex: false, position: 'replace', text: '\t/* gone */\n' };
+  const replaced = files();
+  await applyEdit(replaced, block);
+  expect((await replaced.read('lib/f.c'))!.split('\n').slice(3, 6)).toEqual(['', '\t/* gone */', '\t/* work */']);
+  const after = files();
+  await applyEdit(after, { ...block, position: 'after', text: '\tx();' });
+  expect((await after.read('lib/f.c'))!.split('\n').slice(7, 10)).toEqual(['', '\tx();', '\t/* work */']);
+  const deleted = files();
+  await applyEdit(deleted, { ...block, text: '' });
+  expect((await deleted.read('lib/f.c'))!.split('\n').slice(3, 5)).toEqual(['', '\t/* work */']);
+  await expect(applyEdit(files(), { ...block, until: '/* none */' })).rejects.toThrow(/until "\/\* none \*\/" after line 5 matches 0 lines of lib\/f\.c/);
+  await expect(applyEdit(files(), { ...block, within: 'int f(void)', until: 'int g' })).rejects.toThrow(/after line 5 in that block matches 0 lines/);
+});
+
+test('substitute changes only the part of the line the anchor matches, with the groups of a regular expression', async () => {
+  const text = ['\t\tif (jump(&insn, paddr + 1,', '\t\t\t DISP))', ''].join('\n');
+  const files = new FileOverlay(async (f) => (f === 'lib/g.c' ? text : undefined));
+  const sub = (anchor: string, out: string, regex: boolean): RenderedEdit => ({ kind: 'insert', source: 's', file: 'lib/g.c', anchor, regex, position: 'substitute', text: out });
+  await applyEdit(files, sub('paddr \\+ (\\d),$', 'target + $1,', true));
+  await applyEdit(files, sub('DISP))', 'len$1))', false));
+  expect(await files.read('lib/g.c')).toBe(['\t\tif (jump(&insn, target + 1,', '\t\t\t len$1))', ''].join('\n'));
+});
+
+test('move takes lines out and puts them, unchanged, before or after other lines', async () => {
+  const text = ['int f(void)', '{', '\t/* check */', '\tif (a)', '\t\treturn 0;', '', '\treturn scan();', '}', '', 'int g(void)', '{', '\treturn 1;', '}', ''].join('\n');
+  const files = new FileOverlay(async (f) => (f === 'lib/m.c' ? text : undefined));
+  await applyEdit(files, {
+    kind: 'move', source: 's', file: 'lib/m.c', anchor: '^\\t/\\* check \\*/$', until: '^\\treturn scan', regex: true, within: '^int f',
+    to: { anchor: '^\\treturn 1;$', regex: true, within: '^int g', position: 'before' },
+  });
+  expect(await files.read('lib/m.c')).toBe(
+    ['int f(void)', '{', '\treturn scan();', '}', '', 'int g(void)', '{', '\t/* check */', '\tif (a)', '\t\treturn 0;', '', '\treturn 1;', '}', ''].join('\n'),
+  );
+});

@@ -34,11 +34,19 @@ test.each([
   ['no patches', { ...GOOD, patches: [] }, /patches: must be a non-empty list/],
   ['an unknown edit kind', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'sed' }] }] }, /patches\[0\]\.edits\[0\]\.kind: unknown edit kind "sed"/],
   ['a bad insert position', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'insert', file: 'f', anchor: 'a', template: 't', position: 'middle' }] }] }, /position: "middle"/],
+  ['a substitute over a block', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'insert', file: 'f', anchor: 'a', until: 'b', template: 't', position: 'substitute' }] }] }, /"substitute" changes one line/],
+  ['a move without a destination', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'move', file: 'f', anchor: 'a' }] }] }, /edits\[0\]\.to: must be an object/],
   ['a missing cover', { ...GOOD, cover: undefined }, /cover: must be an object/],
 ])('a manifest with %s is refused, naming the field', (_what, manifest, message) => {
   const dir = recipeDir(manifest);
   expect(() => readManifest(dir)).toThrow(RecipeError);
   expect(() => readManifest(dir)).toThrow(message);
+});
+
+test('a move edit is read with its destination, which shares its regex flag', () => {
+  const move = { kind: 'move', file: 'f', anchor: '^a$', until: '^b$', regex: true, to: { anchor: '^c$', within: '^int g', position: 'after' } };
+  const m = readManifest(recipeDir({ ...GOOD, patches: [{ subject: 'x: y', body: 'b.hbs', edits: [move] }] }));
+  expect(m.patches[0]!.edits[0]).toEqual({ kind: 'move', file: 'f', anchor: '^a$', until: '^b$', regex: true, to: { anchor: '^c$', regex: true, within: '^int g', position: 'after' } });
 });
 
 test('built-in recipes are found; user folders come first; ids are checked', () => {
