@@ -41,6 +41,8 @@ export interface KunitRun {
   /** Which path compiled: gcc or ccache gcc. */
   compiler?: string;
   runSeconds: number;
+  /** The values of the symbols KunitOptions.show names in the test kernel's .config (configSettings()). */
+  settings?: { name: string; value: string }[];
 }
 
 export type KunitSlot = 'base' | 'series';
@@ -83,6 +85,8 @@ export interface KunitOptions {
   accel?: Accel;
   /** Work on the built test kernel's build directory while no other run can change it (the census). */
   inside?: (buildDir: string) => Promise<void>;
+  /** Symbols whose values the run reports (KunitRun.settings). */
+  show?: string[];
   env?: NodeJS.ProcessEnv;
   progress?: OnProgress;
 }
@@ -197,9 +201,21 @@ async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Bui
   const failed = tests.length - count('PASS') - count('SKIP');
   const status = tests.length === 0 ? 'crashed' : failed > 0 || ran.code !== 0 ? 'failed' : 'passed';
   const run: KunitRun = { ...empty, status, tests, passed: count('PASS'), failed, skipped: count('SKIP'), runSeconds };
+  if (opts.show?.length) run.settings = configSettings(fs.readFileSync(path.join(t.buildDir, '.config'), 'utf8'), opts.show);
   if (status !== 'passed') run.log = tail(`${ran.stdout}\n${ran.stderr}`);
   await opts.inside?.(t.buildDir);
   return { run, accel, kernel };
+}
+
+/**
+ * The values of `names` in a .config's text: "y", "m", a number or string as written, "n" for "is not set"; a name
+ * the .config does not mention (not a symbol of this tree, or its dependencies unmet) is left out.
+ */
+export function configSettings(config: string, names: string[]): { name: string; value: string }[] {
+  const values = new Map<string, string>();
+  for (const m of config.matchAll(/^(CONFIG_\w+)=(.*)$/gm)) values.set(m[1]!, m[2]!);
+  for (const m of config.matchAll(/^# (CONFIG_\w+) is not set$/gm)) values.set(m[1]!, 'n');
+  return names.filter((name) => values.has(name)).map((name) => ({ name, value: values.get(name)! }));
 }
 
 /** The kunitconfig kunit.py is given, beside the build directory. */

@@ -50,7 +50,7 @@ export async function kunitEvidence(
 async function runBoth(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress }): Promise<KunitReport> {
   const log = opts.log ?? (() => {});
   log(`KUnit: building and booting the base's test kernel (${range.base.slice(0, 12)})`);
-  const at = { env: opts.env, progress: opts.progress };
+  const at = { env: opts.env, progress: opts.progress, show: spec.show };
   const base = await kunitAt(tree, range.base, range.base, 'base', spec.config, at);
   log(`KUnit: building and booting the series' test kernel (${range.tip.slice(0, 12)})`);
   // The census reads the series' test kernel before any other run can rebuild it.

@@ -113,7 +113,7 @@ function kunitSpec(io: Io, g: GlobalOptions, given: string | false | undefined, 
     }
     const config = text.split('\n').map((l) => l.trim()).filter((l) => /^CONFIG_\w+=/.test(l));
     if (config.length === 0) throw new UsageError(`--kunit ${given}: holds no CONFIG_X= line`, 'e.g. CONFIG_KUNIT=y and the options of the tests');
-    return { config, kprobeCensus: false };
+    return { config, kprobeCensus: false, show: [] };
   }
   if (!recipe) return undefined;
   try {

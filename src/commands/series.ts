@@ -85,6 +85,7 @@ export interface EmitArgs {
   version?: number;
   out?: string;
   rfc?: boolean;
+  ccAll?: boolean;
   subjectPrefix?: string;
   notes: string[];
   to: string[];
@@ -100,6 +101,7 @@ export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<numbe
     version: a.version,
     out: path.resolve(io.cwd, a.out ?? 'out'),
     rfc: a.rfc,
+    ccAll: a.ccAll,
     subjectPrefix: a.subjectPrefix,
     notes: a.notes,
     to: a.to,

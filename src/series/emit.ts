@@ -21,6 +21,8 @@ export interface EmitOptions {
   /** The out/ folder; the series goes to <out>/<series>/v<N>/. */
   out: string;
   rfc?: boolean;
+  /** Every patch to the recipients of the whole series (default: as the recipe says). */
+  ccAll?: boolean;
   subjectPrefix?: string;
   /** What changed since the previous version; required from v2 on unless given before. */
   notes?: string[];
@@ -104,7 +106,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
         mail.headers = mail.headers.replace('*** SUBJECT HERE ***', rec.cover.subject);
         mail.body = mail.body.replace('*** BLURB HERE ***', blurbTail ? `${rec.cover.body}\n\n${blurbTail}` : rec.cover.body);
       } else if (count === 1 && blurbTail) mail.body = addPatchChangelog(mail.body, blurbTail);
-      const own = isCover ? union : recipients[i]!;
+      const own = isCover || (opts.ccAll ?? rec.ccAll) ? union : recipients[i]!;
       const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
       const cc = unique([...own.cc, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
       const messageId = idOf(index);

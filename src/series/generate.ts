@@ -254,6 +254,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
       cover: plan.cover,
       createdAt: new Date().toISOString(),
       ...(plan.rfc ? { rfc: true } : {}),
+      ...(plan.ccAll ? { ccAll: true } : {}),
       ...(plan.subjectTag ? { subjectTag: plan.subjectTag } : {}),
     });
     await gitRaw(tree.root, ['branch', branchName(plan.name, version), tip]);

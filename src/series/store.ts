@@ -22,6 +22,8 @@ export interface SeriesRecord {
   rfc?: boolean;
   /** The tree's tag in the subjects: [PATCH <tag> ...] (net-next). */
   subjectTag?: string;
+  /** Every patch goes to everyone any patch of the series goes to (the recipe's ccAll). */
+  ccAll?: boolean;
 }
 
 export function branchName(name: string, version: number): string {

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { judgeToggles, toggleProbes, toggleScript } from '../../src/recipes/static-key/toggle-probes.js';
 import { objectPlans } from '../../src/boot/config.js';
-import { bootRefuses, kunitKernelLabel } from '../../src/boot/kunit.js';
+import { bootRefuses, configSettings, kunitKernelLabel } from '../../src/boot/kunit.js';
 import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
 import { consoleFailures, formatBoot, type BootReport } from '../../src/recipes/static-key/boot-check.js';
@@ -276,4 +276,14 @@ describe('which kernel runs a kunitconfig', () => {
     expect(kunitKernelLabel({ name: 'minimal+lockdep' })).toBe('minimal+lockdep + kunitconfig');
     expect(kunitKernelLabel({ name: 'tinyconfig', why: 'x' })).toBe('tinyconfig + kunitconfig');
   });
+});
+
+test('a KUnit run states the values of the symbols it is asked for, and leaves out those the .config does not name', () => {
+  const config = ['CONFIG_OPTPROBES=y', '# CONFIG_PREEMPT is not set', 'CONFIG_PREEMPT_VOLUNTARY=y', 'CONFIG_NR_CPUS=64', ''].join('\n');
+  expect(configSettings(config, ['CONFIG_PREEMPT', 'CONFIG_PREEMPT_VOLUNTARY', 'CONFIG_RETPOLINE', 'CONFIG_OPTPROBES', 'CONFIG_NR_CPUS'])).toEqual([
+    { name: 'CONFIG_PREEMPT', value: 'n' },
+    { name: 'CONFIG_PREEMPT_VOLUNTARY', value: 'y' },
+    { name: 'CONFIG_OPTPROBES', value: 'y' },
+    { name: 'CONFIG_NR_CPUS', value: '64' },
+  ]);
 });
