@@ -15,7 +15,7 @@ export interface MaintainersEntry {
 }
 
 /** The catch-all entry that covers every file (`F: *`): a file only it covers has no maintainer. */
-const THE_REST = 'THE REST';
+export const THE_REST = 'THE REST';
 
 export interface Route {
   /**

@@ -1,4 +1,5 @@
 // The tree's own scripts/checkpatch.pl and scripts/get_maintainer.pl, run from the tree top.
+import { coveringEntries, pathChanges } from '../mail/covered.js';
 import { run } from './run.js';
 
 /**
@@ -65,6 +66,18 @@ const NEEDS_HISTORY = new Set(['UNKNOWN_COMMIT_ID']);
 /** The result with the findings a tree without history causes labelled as the tree's, and not counted. */
 export function withoutHistory(r: CheckpatchResult): CheckpatchResult {
   return counted(r.findings.map((f) => (NEEDS_HISTORY.has(f.type) ? { ...f, fromTree: 'the tree has no git history to look the commit up in' } : f)));
+}
+
+/**
+ * The result with a FILE_PATH_CHANGES warning ("does MAINTAINERS need updating?") labelled the tree's, and not
+ * counted, when MAINTAINERS already covers every file the mail adds, deletes or renames.
+ */
+export function withCoveredPaths(r: CheckpatchResult, mail: string, maintainers: string): CheckpatchResult {
+  if (!r.findings.some((f) => f.type === 'FILE_PATH_CHANGES')) return r;
+  const files = pathChanges(mail).map((file) => ({ file, entries: coveringEntries(maintainers, file) }));
+  if (files.length === 0 || files.some((f) => f.entries.length === 0)) return r;
+  const why = `MAINTAINERS covers it already: ${files.map((f) => `${f.file} (${f.entries.join(', ')})`).join(', ')}`;
+  return counted(r.findings.map((f) => (f.type === 'FILE_PATH_CHANGES' ? { ...f, fromTree: why } : f)));
 }
 
 /** Patch line number (1-based) → source file and new-side line, for lines inside hunks. */

@@ -1,12 +1,19 @@
 // checkpatch.pl of the tree on each patch as git format-patch mails it. Findings the tree causes rather than the patch
-// (a commit id checkpatch cannot look up in a tree without history) are labelled so and never mailed to the author.
-import { runCheckpatch, withoutHistory, type CheckpatchResult } from '../../tools/kernel-scripts.js';
+// (a commit id checkpatch cannot look up in a tree without history, a new file MAINTAINERS already covers) are
+// labelled so and never mailed to the author.
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCheckpatch, withCoveredPaths, withoutHistory, type CheckpatchResult } from '../../tools/kernel-scripts.js';
 import type { PatchCheck } from '../plugins.js';
 
-/** checkpatch.pl on one mail; on a tree without history, what it cannot look up is labelled the tree's, not counted. */
+/**
+ * checkpatch.pl on one mail; on a tree without history, what it cannot look up is labelled the tree's, not counted,
+ * and so is "does MAINTAINERS need updating?" for new files MAINTAINERS already covers.
+ */
 export async function checkpatchMail(treeRoot: string, mail: string, opts: { strict?: boolean; history: boolean }): Promise<CheckpatchResult> {
   const found = await runCheckpatch(treeRoot, mail, { strict: opts.strict });
-  return opts.history ? found : withoutHistory(found);
+  const maintainers = fs.readFileSync(path.join(treeRoot, 'MAINTAINERS'), 'utf8');
+  return withCoveredPaths(opts.history ? found : withoutHistory(found), mail, maintainers);
 }
 
 export const checkpatchCheck: PatchCheck<'checkpatch'> = {
