@@ -8,6 +8,12 @@ import { baseFunction, functionAt, functionsBySection } from '../object-code/sym
 import { directTarget, GROUP7_MNEMONICS, opcodeOf, ripTarget, show, transferOf, type Transfer } from '../object-code/x86.js';
 import { TRANSFER_TEXT, type ReasonKind, type SiteVerdict } from './verdict.js';
 
+/** Bytes of the JMP32 an optimized probe writes. */
+const JMP32_SIZE = 5;
+
+/** Instructions x86's can_boost() refuses, as far as the mnemonic tells: x87, fences, and system instructions. */
+const NOT_BOOSTABLE = /^(f[a-z0-9]*|cpuid|rdtscp?|rdmsr|wrmsr|rdpmc|[lms]fence|clflush(opt)?|xsave\w*|xrstor\w*|fxsave\w*|fxrstor\w*|[ls]dmxcsr|rdrand|rdseed|cmpxchg(8|16)b|wbinvd|invd|invlpg|[ls](g|i|l)dt|bound|hlt|int\w*|ud[012]?)$/;
+
 /** What reaches an address: `what` it is, and the instruction or entry (`by`) it belongs to, formatted on use. */
 interface Reached {
   kind: ReasonKind;
@@ -233,10 +239,13 @@ export class ObjectAnalysis {
   }
 
   /**
-   * What the x86 rule of the kprobe-post series (arch_kprobe_next_insn() and the checks of register_kprobe()) does
-   * with a post_handler probe on this site: it decodes only the function and its .cold part, as the code runs after
-   * boot, and refuses a whole function that holds an indirect jump, a jump label or an exception table entry.
-   * A model of that C code for the census; the verdicts of site() are what the object code proves.
+   * What the x86 rule of the kprobe-post series (arch_kprobe_next_insn(), can_optimize_next_insn() and the checks of
+   * register_kprobe()) does with a post_handler probe on this site: it decodes only the function and its .cold part,
+   * as the code runs after boot, and refuses a whole function that holds an indirect jump, a jump label or an
+   * exception table entry; the next instruction needs room for a JMP32 before the function ends, no jump of its own
+   * function into [next, next + 5], and boostable instructions where the JMP32 goes (approximated by mnemonic:
+   * x87, fences, CPUID, MSR, TSC and other system instructions are not). A model of that C code for the census; the
+   * verdicts of site() are what the object code proves.
    */
   x86Rule(fn: ObjSymbol, offset: number): 'move' | 'stay' {
     const s = this.sections.get(fn.section);
@@ -248,13 +257,20 @@ export class ObjectAnalysis {
     if (f.refused || f.undecoded || f.anyIndirectJump || f.anyExTable || f.anyJumpLabel) return 'stay';
     if (s.transfer[n] || GROUP7_MNEMONICS.has(opcodeOf(insn).mnemonic)) return 'stay';
     const next = insn.address + insn.length;
+    const end = fn.value + fn.size;
     const following = s.insns[n + 1];
-    if (next >= fn.value + fn.size || !following || following.mnemonic.startsWith('endbr') || s.transfer[n + 1] === 'trap') return 'stay';
+    if (end - next < JMP32_SIZE || !following || following.mnemonic.startsWith('endbr') || s.transfer[n + 1] === 'trap') return 'stay';
     if (this.unprobeable.get(s.name)?.has(next) || this.jumpLabels.get(s.name)?.has(next)) return 'stay';
-    // The function itself (under any of its names) or its .cold part jumps there: the rule decodes those.
+    for (let k = n + 1; k < s.insns.length && s.insns[k]!.address < next + JMP32_SIZE; k++) {
+      if (s.transfer[k] || NOT_BOOSTABLE.test(opcodeOf(s.insns[k]!).mnemonic)) return 'stay';
+    }
+    // The function itself (under any of its names) or its .cold part jumps into [next, next + 5]: the rule decodes those.
     const own = (g: ObjSymbol | undefined) => !!g && ((g.section === fn.section && g.value === fn.value) || baseFunction(g.name) === baseFunction(fn.name));
-    const reached = this.reachedBy.get(s.name)?.get(next) ?? [];
-    return reached.some((r) => r.kind === 'branch-target' && r.by && own(functionAt(this.code, r.by.section, r.by.offset))) ? 'stay' : 'move';
+    for (let at = next; at <= next + JMP32_SIZE; at++) {
+      const reached = this.reachedBy.get(s.name)?.get(at) ?? [];
+      if (reached.some((r) => r.kind === 'branch-target' && r.by && own(functionAt(this.code, r.by.section, r.by.offset)))) return 'stay';
+    }
+    return 'move';
   }
 
   /** Branches, calls and taken addresses of one code section, and the indirect jumps of its functions. */

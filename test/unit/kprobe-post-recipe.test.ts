@@ -1,7 +1,7 @@
 // The kprobe-post recipe without a tree: its manifest reads, and on a tree whose code differs from 6.12 it stops with
 // one error naming the anchor and the file (the real tree is in the npm start integration test).
 import { expect, test } from 'vitest';
-import { ApplyError } from '../../src/errors.js';
+import { ApplyError, RecipeError } from '../../src/errors.js';
 import { BUILTIN_RECIPES, loadRecipe } from '../../src/recipes/load.js';
 import { planSeries } from '../../src/series/plan.js';
 
@@ -13,19 +13,31 @@ test('the manifest asks for an RFC and the kprobes KUnit suite with the census',
   expect(recipe.manifest.kunit).toEqual({
     config: ['CONFIG_KUNIT=y', 'CONFIG_DEBUG_KERNEL=y', 'CONFIG_KPROBES=y', 'CONFIG_KRETPROBES=y', 'CONFIG_KPROBES_SANITY_TEST=y', 'CONFIG_ACPI=n'],
     kprobeCensus: true,
+    show: ['CONFIG_PREEMPT_NONE', 'CONFIG_PREEMPT_VOLUNTARY', 'CONFIG_PREEMPT', 'CONFIG_PREEMPT_DYNAMIC', 'CONFIG_OPTPROBES', 'CONFIG_X86_KERNEL_IBT', 'CONFIG_MITIGATION_RETPOLINE', 'CONFIG_RETPOLINE', 'CONFIG_SMP'],
   });
   expect(recipe.manifest.patches.map((p) => p.subject)).toEqual([
+    'x86/kprobes: Factor the instruction scan out of can_optimize()',
+    'x86/kprobes: Check the .cold part of a function in can_optimize()',
     'kprobes: Move a probe with only a post_handler to the next instruction',
     'x86/kprobes: Implement arch_kprobe_next_insn()',
+    'samples/kprobes: Add a sample of a probe with only a post_handler',
     'kprobes: Test probes with only a post_handler on x86-64',
     'Documentation: kprobes: Describe probes with only a post_handler',
   ]);
 });
 
-test('a tree whose struct kprobe differs stops the plan with the anchor and the file', async () => {
+test('a tree whose opt.c differs stops the plan with the anchor and the file', async () => {
   const tree = { root: '/nonexistent', version: '6.99' };
-  const files: Record<string, string> = { 'include/linux/kprobes.h': 'struct kprobe {\n\tkprobe_pre_handler_t pre_handler;\n};\n' };
+  const files: Record<string, string> = { 'arch/x86/kernel/kprobes/opt.c': 'static int can_optimize(unsigned long paddr)\n{\n}\n' };
   const plan = planSeries({ recipe, given: {}, tree, readBase: async (f) => files[f] });
   await expect(plan).rejects.toThrow(ApplyError);
-  await expect(plan).rejects.toThrow(/^kprobe-post: patches\[0\]\.edits\[0\]: anchor ".*kprobe_post_handler_t post_handler;\$" matches 0 lines of include\/linux\/kprobes\.h$/);
+  await expect(plan).rejects.toThrow(/^kprobe-post: patches\[0\]\.edits\[0\]: anchor ".*Decode whole function.*" matches 0 lines of arch\/x86\/kernel\/kprobes\/opt\.c$/);
+});
+
+test('a tree whose register_kprobe() is split into __register_kprobe() with guard() is refused in one line, before any edit', async () => {
+  const tree = { root: '/nonexistent', version: '6.99' };
+  const files: Record<string, string> = { 'kernel/kprobes.c': 'int x;\nstatic int __register_kprobe(struct kprobe *p)\n{\n\tguard(mutex)(&kprobe_mutex);\n}\n' };
+  const plan = planSeries({ recipe, given: {}, tree, readBase: async (f) => files[f] });
+  await expect(plan).rejects.toThrow(RecipeError);
+  await expect(plan).rejects.toThrow(/^kprobe-post does not fit this tree: kernel\/kprobes\.c:2: register_kprobe\(\) is split into __register_kprobe\(\), which takes its locks with guard\(\)/);
 });
