@@ -123,7 +123,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
 
 /** The template variable `kunit`: the draft's KUnit runs and the census, shaped for Handlebars. */
 function kunitVars(k: KunitReport): TemplateVars {
-  const run = (r: KunitReport['base']) => ({ commit: r.commit.slice(0, 12), passed: r.passed, failed: r.failed, total: r.tests.length, status: r.status });
+  const run = (r: KunitReport['base']) => ({ commit: r.commit.slice(0, 12), passed: r.passed, failed: r.failed, total: r.tests.length, status: r.status, settings: r.settings ?? [] });
   const c = k.census;
   const list = (counts: Partial<Record<string, number>>) => Object.entries(counts).sort((a, b) => b[1]! - a[1]!).map(([reason, count]) => ({ reason, count, text: REASON_TEXT[reason] ?? reason }));
   return {
