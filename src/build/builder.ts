@@ -9,7 +9,7 @@ import { runMake, runMakeMerged, runScriptsConfig, type MakeOptions } from '../t
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
-import { compilerPath } from './compiler.js';
+import { compilerPath, retireDependCache } from './compiler.js';
 import type { ConfigAsBuilt } from './config-line.js';
 import { configSymbolsFor, kconfigDepends, objectsToBuild, parseCompilerOutput, plainSymbols, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
@@ -63,6 +63,7 @@ export class KernelBuild {
     this.buildDir = path.join(cacheDir(opts.env), 'build', owner, opts.sandbox ? `${configName}-sandboxed` : configName);
     const env = opts.env ?? process.env;
     // The sandbox has no network: no distcc there, and the report says so.
+    retireDependCache(env);
     const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS) }, env);
     this.compiler = compiler.name;
     this.make = {

@@ -1,4 +1,5 @@
 // Which program compiles a kernel's objects: gcc, or gcc through ccache, distcc or both, with what they need.
+import fs from 'node:fs';
 import path from 'node:path';
 import { cacheDir } from '../tree/paths.js';
 
@@ -17,17 +18,30 @@ export interface CompilerPath {
  * environment kseries was given reach the wrappers through make. ccache keeps its cache with kseries' other caches
  * (`<cache>/ccache`) unless CCACHE_DIR says where: an object compiled from the same text again (a base compiled for
  * the draft and again for the check, a file a series does not change) is read from it, whatever its file's mtime.
- * ccache runs in its depend mode (unless CCACHE_NODEPEND says otherwise): it hashes the headers named in the
- * dependency file kbuild has gcc write (-Wp,-MMD) instead of running the preprocessor before every compile, which
- * costs a kernel object a third more time when it is not cached (mm/ and kernel/sched/ of the boot kernel, 2 cores:
- * 39 s with gcc alone, 53 s through ccache, 41 s through ccache's depend mode; a cached object is read as fast).
+ * ccache runs in its default mode, not its depend mode (CCACHE_DEPEND), although depend mode saves the preprocessor
+ * run that costs an uncached kernel object a third more time (mm/ and kernel/sched/ of the boot kernel, 2 cores: 39 s
+ * with gcc alone, 53 s through ccache, 41 s in depend mode): depend mode hashes only the files the dependency file
+ * names, and a .incbin's file is not among them, so it hands back an old arch/x86/boot/compressed/piggy.o, the
+ * previous kernel inside a new bzImage, whenever the compressed kernel has the same size (seen: a boot of a series
+ * ran a kernel built hours before). The default mode sees the .incbin and does not cache the object. A user's
+ * CCACHE_DEPEND is passed on as given.
  */
+/**
+ * kseries' ccache folder in its cache. `ccache`, the one before, was filled in depend mode, whose entries the default
+ * mode trusts as well: they would hand back the old objects of .incbin files, so it is removed (retireDependCache).
+ */
+export const CCACHE_FOLDER = 'ccache-direct';
+
+/** Remove the ccache folder an older kseries filled in depend mode (see CCACHE_FOLDER). */
+export function retireDependCache(env: NodeJS.ProcessEnv): void {
+  fs.rmSync(path.join(cacheDir(env), 'ccache'), { recursive: true, force: true });
+}
+
 export function compilerPath(use: { ccache: boolean; distcc: boolean }, env: NodeJS.ProcessEnv): CompilerPath {
   if (!use.ccache && !use.distcc) return { name: 'gcc' };
   const settings = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(DISTCC|CCACHE)_/.test(e[0]) && e[1] !== undefined));
   if (use.ccache) {
-    settings.CCACHE_DIR ??= path.join(cacheDir(env), 'ccache');
-    if (settings.CCACHE_NODEPEND === undefined) settings.CCACHE_DEPEND ??= '1';
+    settings.CCACHE_DIR ??= path.join(cacheDir(env), CCACHE_FOLDER);
   }
   if (!use.distcc) return { cc: 'ccache gcc', env: settings, name: 'ccache gcc' };
   if (!use.ccache) return { cc: 'distcc gcc', env: settings, name: 'distcc gcc' };

@@ -2,33 +2,55 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { afterAll, expect, test } from 'vitest';
 import { KernelBuild } from '../../src/build/builder.js';
 import { compilerPath } from '../../src/build/compiler.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 
+function onPathNow(tool: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((d) => fs.existsSync(path.join(d, tool)));
+}
+
 const env = { PATH: '/usr/bin', CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8', HOME: '/root' };
 
 test.each([
   [{ ccache: false, distcc: false }, { name: 'gcc' }],
-  [{ ccache: true, distcc: false }, { name: 'ccache gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', CCACHE_DEPEND: '1', DISTCC_HOSTS: 'build1/8' } }],
+  [{ ccache: true, distcc: false }, { name: 'ccache gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8' } }],
   [{ ccache: false, distcc: true }, { name: 'distcc gcc', cc: 'distcc gcc', env: { CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8' } }],
   [
     { ccache: true, distcc: true },
-    { name: 'ccache + distcc gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', CCACHE_DEPEND: '1', DISTCC_HOSTS: 'build1/8', CCACHE_PREFIX: 'distcc' } },
+    { name: 'ccache + distcc gcc', cc: 'ccache gcc', env: { CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8', CCACHE_PREFIX: 'distcc' } },
   ],
 ])('%j compiles as %j', (use, expected) => {
   expect(compilerPath(use, env)).toEqual(expected);
 });
 
 test("without CCACHE_DIR, ccache keeps its cache in kseries' own", () => {
-  expect(compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({ CCACHE_DIR: '/c/kseries/ccache', CCACHE_DEPEND: '1' });
+  expect(compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({ CCACHE_DIR: '/c/kseries/ccache-direct' });
   expect(compilerPath({ ccache: false, distcc: true }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({});
 });
 
-test("ccache's depend mode (no preprocessor run before a compile) unless the environment turns it off", () => {
-  expect(compilerPath({ ccache: true, distcc: false }, { CCACHE_NODEPEND: '1' }).env).not.toHaveProperty('CCACHE_DEPEND');
-  expect(compilerPath({ ccache: true, distcc: false }, { CCACHE_DEPEND: '0' }).env).toMatchObject({ CCACHE_DEPEND: '0' });
+test("ccache's default mode, not its depend mode, unless the environment asks for it", () => {
+  expect(compilerPath({ ccache: true, distcc: false }, {}).env).not.toHaveProperty('CCACHE_DEPEND');
+  expect(compilerPath({ ccache: true, distcc: false }, { CCACHE_DEPEND: '1' }).env).toMatchObject({ CCACHE_DEPEND: '1' });
+});
+
+// The bzImage wraps the kernel with .incbin (arch/x86/boot/compressed/piggy.S): ccache must not hand back an old one.
+test.skipIf(!onPathNow('ccache'))('an object whose .incbin data changed is compiled again through ccache as kseries runs it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-incbin-'));
+  try {
+    const { env: settings = {} } = compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: dir });
+    const compile = (data: string, out: string) => {
+      fs.writeFileSync(path.join(dir, 'data.bin'), data);
+      execFileSync('ccache', ['gcc', '-Wp,-MMD,t.d', '-c', 't.S', '-o', out], { cwd: dir, env: { ...process.env, ...settings } });
+      return fs.readFileSync(path.join(dir, out));
+    };
+    fs.writeFileSync(path.join(dir, 't.S'), '.section .rodata\n.incbin "data.bin"\n');
+    expect(compile('AAAA', 'a.o').equals(compile('BBBB', 'b.o'))).toBe(false);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // The build finds ccache on the PATH it is given; distcc is asked for (--distcc) or implied by DISTCC_HOSTS.
