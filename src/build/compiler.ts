@@ -32,9 +32,22 @@ export interface CompilerPath {
  */
 export const CCACHE_FOLDER = 'ccache-direct';
 
-/** Remove the ccache folder an older kseries filled in depend mode (see CCACHE_FOLDER). */
+/**
+ * Remove the ccache folder an older kseries filled in depend mode (see CCACHE_FOLDER), and with it the image wrappers
+ * its builds may hold (`piggy.o` and the bzImage around it), so that the next image is wrapped around its own kernel.
+ */
 export function retireDependCache(env: NodeJS.ProcessEnv): void {
-  fs.rmSync(path.join(cacheDir(env), 'ccache'), { recursive: true, force: true });
+  const old = path.join(cacheDir(env), 'ccache');
+  if (!fs.existsSync(old)) return;
+  const builds = path.join(cacheDir(env), 'build');
+  for (const owner of fs.existsSync(builds) ? fs.readdirSync(builds) : []) {
+    const dir = path.join(builds, owner);
+    if (!fs.statSync(dir).isDirectory()) continue;
+    for (const config of fs.readdirSync(dir)) {
+      for (const f of ['arch/x86/boot/compressed/piggy.o', 'arch/x86/boot/bzImage']) fs.rmSync(path.join(dir, config, f), { force: true });
+    }
+  }
+  fs.rmSync(old, { recursive: true, force: true });
 }
 
 export function compilerPath(use: { ccache: boolean; distcc: boolean }, env: NodeJS.ProcessEnv): CompilerPath {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, expect, test } from 'vitest';
 import { KernelBuild } from '../../src/build/builder.js';
-import { compilerPath } from '../../src/build/compiler.js';
+import { compilerPath, retireDependCache } from '../../src/build/compiler.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 
 function onPathNow(tool: string): boolean {
@@ -69,4 +69,21 @@ test.each([
 ])('PATH=%s --distcc=%s %j: the report says %s', (dir, distcc, more, name) => {
   const build = new KernelBuild(tree, tree.root, { config: 'defconfig', distcc, env: { PATH: dir, KSERIES_CACHE: '/nonexistent/cache', ...more } });
   expect(build.compiler).toBe(name);
+});
+
+test('retiring the depend-mode ccache folder also drops the image wrappers built with it, once', () => {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-cache-'));
+  try {
+    const wrapper = path.join(cache, 'build/shared/minimal-lockdep/arch/x86/boot/compressed/piggy.o');
+    const vmlinux = path.join(cache, 'build/shared/minimal-lockdep/vmlinux');
+    fs.mkdirSync(path.dirname(wrapper), { recursive: true });
+    [wrapper, vmlinux].forEach((f) => fs.writeFileSync(f, 'x'));
+    retireDependCache({ KSERIES_CACHE: cache });
+    expect([fs.existsSync(wrapper), fs.existsSync(vmlinux)]).toEqual([true, true]);
+    fs.mkdirSync(path.join(cache, 'ccache'));
+    retireDependCache({ KSERIES_CACHE: cache });
+    expect([fs.existsSync(wrapper), fs.existsSync(vmlinux), fs.existsSync(path.join(cache, 'ccache'))]).toEqual([false, true, false]);
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
 });
