@@ -1,4 +1,5 @@
 // generate, series, emit, send: the series commands.
+import { LOCAL_BASE_HINT } from '../series/base.js';
 import type { MeasuredKinds } from '../measure/measure.js';
 import path from 'node:path';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
@@ -116,6 +117,7 @@ export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<numbe
 export function printEmitted(io: Io, r: EmitResult): void {
   io.out(`emitted ${r.series} v${r.version} to ${r.dir}/`);
   for (const m of r.messages) io.out(`  ${m.file}  ${m.subject}\n      To: ${m.to.join(', ') || '-'}\n      Cc: ${m.cc.join(', ') || '-'}`);
+  if (r.localBase) io.out(`warning: ${r.localBase}; send --send refuses it without --force\nhint: ${LOCAL_BASE_HINT}`);
 }
 
 export interface SendArgs {

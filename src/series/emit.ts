@@ -1,4 +1,5 @@
 // `kseries emit`: out/<series>/v<N>/ with files that git am and git send-email accept.
+import { localBase } from './base.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +53,8 @@ export interface EmitResult {
   version: number;
   mbox: string;
   messages: EmittedMessage[];
+  /** Why the base-commit cannot be resolved by others (see series/base.ts); absent when a remote has it. */
+  localBase?: string;
 }
 
 export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
@@ -125,7 +128,8 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       texts.push(text);
     }
     writeOut(dir, messages.map((m) => m.file), texts);
-    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages };
+    const local = await localBase(tree.root, rec.base);
+    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}) };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { placeholderAddress } from '../check/rules.js';
+import { LOCAL_BASE_HINT, localBase } from './base.js';
 import { SeriesError, UsageError } from '../errors.js';
 import { gitRun } from '../tools/git.js';
 import { getHeader, splitMail } from '../mail/headers.js';
@@ -35,7 +36,10 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   if (files.length === 0) throw new SeriesError(`${opts.dir} holds no patches`, 'run `kseries emit` first');
   const first = splitMail(fs.readFileSync(files[0]!, 'utf8')).headers;
   const from = getHeader(first, 'From') ?? '';
-  if (opts.send && !opts.force) refusePlaceholders(files);
+  if (opts.send && !opts.force) {
+    refusePlaceholders(files);
+    await refuseLocalBase(files, opts.cwd);
+  }
   const args = [
     'send-email',
     '--confirm=never',
@@ -52,6 +56,15 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   args.push(...files);
   const res = await gitRun(opts.cwd, args, { env: { GIT_TERMINAL_PROMPT: '0' } });
   return { sent: opts.send, files, output: res.stdout + res.stderr };
+}
+
+/** A series whose base-commit no remote holds is refused: nobody could apply it. */
+async function refuseLocalBase(files: string[], treeRoot: string): Promise<void> {
+  for (const file of files) {
+    const base = /^base-commit: ([0-9a-f]{40})$/m.exec(fs.readFileSync(file, 'utf8'))?.[1];
+    const why = base && (await localBase(treeRoot, base));
+    if (why) throw new UsageError(`${path.basename(file)}: ${why}`, `${LOCAL_BASE_HINT}; or send with --force`);
+  }
 }
 
 /** Real mail from an address nobody reads, or signed off by one, is refused: the list could not answer it. */

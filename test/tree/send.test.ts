@@ -1,4 +1,5 @@
 // kseries send → git send-email → an SMTP server on 127.0.0.1 that this test starts: what arrives is what was emitted.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,8 +25,15 @@ let server: SMTPServer;
 let port: number;
 const received: Received[] = [];
 
+/** A clone of a public tree has its base in a remote-tracking branch; the provisioned test tree, an import, has none. */
+const REMOTE = 'kseries-test';
+const REMOTE_REF = `refs/remotes/${REMOTE}/master`;
+const git = (...a: string[]) => execFileSync('git', a, { cwd: tree.root, encoding: 'utf8' }).trim();
+
 beforeAll(async () => {
   tree = await userTree();
+  git('remote', 'add', REMOTE, 'https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git');
+  git('update-ref', REMOTE_REF, 'HEAD');
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-send-'));
   server = new SMTPServer({
     authOptional: true,
@@ -51,6 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  git('remote', 'remove', REMOTE);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   fs.rmSync(out, { recursive: true, force: true });
 });
@@ -110,4 +119,23 @@ test('a series signed with a placeholder address: check warns, send --send refus
   const forced = await run('send', series, '--out', out, '--send', '--force', ...smtp);
   expect(forced.code, forced.err).toBe(0);
   expect(received.length).toBeGreaterThan(before);
+});
+
+test('a series on a base no remote has (a tarball import): emit warns, send --send refuses it, --force sends it', async () => {
+  const run = (...a: string[]) => cli(['--tree', tree.root, ...a]);
+  const smtp = ['--smtp-server', '127.0.0.1', '--smtp-port', String(port), '--smtp-encryption', 'none'];
+  git('update-ref', '-d', REMOTE_REF);
+  try {
+    const emitted = await run('emit', SERIES, '--out', out);
+    expect(emitted.code).toBe(0);
+    expect(emitted.out).toMatch(/^warning: base-commit [0-9a-f]{12} is in no remote of this tree \(an import of a tarball, or a commit of your own\): a maintainer cannot apply the series onto it; send --send refuses it without --force$/m);
+    const before = received.length;
+    expectOneLineError(await run('send', SERIES, '--out', out, '--send', ...smtp), /0000-cover-letter\.patch: base-commit [0-9a-f]{12} is in no remote of this tree/);
+    expect(received.length).toBe(before);
+    const forced = await run('send', SERIES, '--out', out, '--send', '--force', ...smtp);
+    expect(forced.code, forced.err).toBe(0);
+    expect(received.length).toBeGreaterThan(before);
+  } finally {
+    git('update-ref', REMOTE_REF, 'HEAD');
+  }
 });
