@@ -265,7 +265,7 @@ function bootProblems(run: GuestRun): string[] {
 }
 
 /** Sum each candidate's sites: hits at boot (command-line events only) and per second of the workload. */
-function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[], label: { workload: string; config: string }, byEvent: Map<MeasureSite, ProbeEvent>): void {
+export function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[], label: { workload: string; config: string }, byEvent: Map<MeasureSite, ProbeEvent>): void {
   if (m.notMeasured) return;
   const { boot, before, after } = run.profiles;
   const refused = new Set(run.refused);
@@ -287,6 +287,11 @@ function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[], labe
     const end = at(after);
     if (start === undefined || end === undefined) {
       s.notMeasured = `kprobe_profile has no reading of ${e.name} (${s.site})`;
+      continue;
+    }
+    // kprobe_profile's counts only grow: a reading that went down is no reading (never a negative rate).
+    if (end < start) {
+      s.notMeasured = `its count in kprobe_profile went down from ${start} to ${end} during the workload, which a kprobe's hit count never does: the readings are not trusted`;
       continue;
     }
     s.boot = e.atBoot ? (at(boot) ?? null) : null;
