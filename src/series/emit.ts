@@ -1,5 +1,4 @@
 // `kseries emit`: out/<series>/v<N>/ with files that git am and git send-email accept.
-import { localBase } from './base.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { getHeader, joinMail, setHeaders, splitMail } from '../mail/headers.js';
 import { branchName, loadSeries, saveRecord, type SeriesRecord } from './store.js';
+import { localBase } from './base.js';
 
 export interface EmitOptions {
   tree: KernelTree;
