@@ -8,6 +8,10 @@ export type Render = (vars: TemplateVars) => string;
 
 const engine = Handlebars.create();
 engine.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+/** `(and a b ...)`, `(not a)`: as `{{#if}}` reads a value (an empty list is false). Handlebars passes its options last. */
+const truthy = (v: unknown) => (Array.isArray(v) ? v.length > 0 : !!v);
+engine.registerHelper('and', (...args: unknown[]) => args.slice(0, -1).every(truthy));
+engine.registerHelper('not', (a: unknown) => !truthy(a));
 engine.registerHelper('join', (list: unknown, sep: unknown) => (Array.isArray(list) ? list.join(String(sep)) : ''));
 engine.registerHelper('wrap', function (this: unknown, options: Handlebars.HelperOptions) {
   const text = options.fn(this);

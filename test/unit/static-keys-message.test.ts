@@ -82,6 +82,13 @@ describe('writers', () => {
     expect(m).not.toMatch(/checks nothing|text_poke_early/);
     expect(m).not.toMatch(/process context|initcall/);
   });
+  test("a flag set only by a boot option: its key is a NOP while the command line gives no such option", async () => {
+    const m = await message(source(TEST_HINTED, SETUP_BOTH));
+    expect(m).toContain('one instruction that is a NOP while the command line gives no flag=,');
+    expect(m).not.toContain('value of a running system,');
+    const init = await message(source(TEST_HINTED, INITCALL));
+    expect(init).toContain('one instruction that is a NOP while the key has the value of a running system,');
+  });
   test('an initcall: process context, where the call may sleep, and no lock', async () => {
     const m = await message(source(TEST_HINTED, INITCALL));
     expect(m).toContain('flag_init() runs from an initcall on every boot: do_initcalls() calls it in the kernel_init thread, in process context with interrupts on, where static_branch_enable() may sleep. It takes no lock before it stores the flag.');

@@ -21,6 +21,22 @@ export interface WriterFact {
   everyBoot: boolean;
   /** The sleeping lock it holds where it writes ("mutex_lock() at mm/x.c:12"), or false. */
   lock: string | false;
+  /** For a boot-option handler: the option as its __setup()/early_param() line names it ("cgroup.memory="), or false. */
+  option: string | false;
+}
+
+/** The option string of the __setup()/early_param() line that registers one of `functions` (a handler, or its callers). */
+function optionOf(text: string, functions: string[]): string | false {
+  for (const fn of functions) {
+    const m = new RegExp(`\\b(?:__setup|early_param)\\(\\s*"([^"]*)"\\s*,\\s*${fn}\\s*\\)`).exec(text);
+    if (m) return m[1]!;
+  }
+  return false;
+}
+
+/** The functions of a writer's "a() <- b() (...)" chain. */
+function chainFunctions(via: string): string[] {
+  return [...(/^(.*? <- .*?\(\))/.exec(via)?.[1] ?? '').matchAll(/(\w+)\(\)/g)].map((m) => m[1]!);
 }
 
 /** Each function that writes the flag, merged per function. */
@@ -41,6 +57,7 @@ export function writerFacts(file: string, baseText: string, c: FlagCandidate, co
       calls: calls.length ? calls : all,
       everyBoot: w.everyBoot === true,
       lock: lock ? `${lock.call}() at ${lock.where}` : false,
+      option: w.context === 'initcall' ? false : optionOf(baseText, [name, ...chainFunctions(w.via)]),
     };
     const seen = byFunction.get(name);
     // A function that writes twice is one writer: every boot if any write is, its lock if any write holds one.

@@ -62,7 +62,10 @@ export const staticKeys: RecipeCode = {
           const facts = tc ? { ...toggleVars(tc), toggle: true } : { ...describe(conv), toggle: false };
           // Documentation that names the flag describes it, not the key: reported, for the author to judge.
           const docs = (await ctx.docsNaming?.(c.variable)) ?? [];
-          converted.push({ ...facts, docs, writerFacts: writerFacts(file, baseText, c, conv), ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
+          const writers = writerFacts(file, baseText, c, conv);
+          // Set only by boot options: the key's NOP is the path of a command line without them.
+          const options = writers.length > 0 && writers.every((w) => w.option) ? [...new Set(writers.map((w) => w.option as string))] : [];
+          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
