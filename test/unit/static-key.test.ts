@@ -51,6 +51,13 @@ test('records reads and writes with their functions', () => {
   expect(c.initiallyTrue).toBe(false);
 });
 
+test('a file that already uses the static key API gets jump_label.h through its includes: none is added', () => {
+  const input = '#include <linux/memcontrol.h>\n\nstatic bool f;\nvoid a(void)\n{\n\tif (f)\n\t\tstatic_branch_inc(&other_key);\n}\n';
+  const c = convertFlag('x.c', input, 'f', 'f_key', templateFragments());
+  expect(c.includeAdded).toBe(false);
+  expect(c.text).not.toContain('jump_label.h');
+});
+
 test('a file that includes <linux/static_key.h> (which is <linux/jump_label.h>) gets no second include', () => {
   const input = '#include <linux/static_key.h>\n\nstatic bool f;\nvoid a(void)\n{\n\tif (f)\n\t\tb();\n}\n';
   const c = convertFlag('x.c', input, 'f', 'f_key', templateFragments());

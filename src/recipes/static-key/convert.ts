@@ -60,6 +60,8 @@ interface Replacement {
 const FLAG_ATTRIBUTES = new Set(['__read_mostly', '__ro_after_init']);
 /** <linux/static_key.h> is <linux/jump_label.h> and nothing else: either one gives the file the static key API. */
 const JUMP_LABEL_INCLUDE = /^#include\s*<linux\/(?:jump_label|static_key)\.h>/m;
+/** A file that already uses the static key API gets <linux/jump_label.h> through its includes (memcontrol.h does). */
+const STATIC_KEY_API = /\b(?:static_branch_\w+|static_key_\w+|(?:DEFINE|DECLARE)_STATIC_KEY_\w+)\s*\(/;
 
 /**
  * Convert `flag` into the static key `key`. Tests without a likely()/unlikely() hint are laid out for `usualValue`,
@@ -122,7 +124,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   const commentLines = new LineIndex(out);
   const commentsUpdated = [...new Set(mentions.map((at) => commentLines.lineOf(at)))];
   for (const at of [...mentions].reverse()) out = out.slice(0, at) + key + out.slice(at + flag.length);
-  const includeAdded = !JUMP_LABEL_INCLUDE.test(maskC(out));
+  const includeAdded = !JUMP_LABEL_INCLUDE.test(maskC(out)) && !STATIC_KEY_API.test(masked);
   if (includeAdded) out = addInclude(out, fragments.include());
   const of = (kind: Replacement['kind']) => replacements.filter((r) => r.kind === kind).map((r) => records.get(r)!);
   return {
