@@ -51,6 +51,14 @@ test('records reads and writes with their functions', () => {
   expect(c.initiallyTrue).toBe(false);
 });
 
+test('a comment naming a flag that is also the name of a boot option (a string of the file) is left as it is', () => {
+  const input = 'static bool force_ep;\n/* force_ep: see the force_ep option */\nvoid a(void)\n{\n\tif (force_ep)\n\t\tb();\n}\nstatic int __init s(char *x)\n{\n\tforce_ep = true;\n\treturn 1;\n}\n__setup("force_ep", s);\n';
+  const c = convertFlag('x.c', input, 'force_ep', 'force_ep_key', templateFragments());
+  expect(c.commentsUpdated).toEqual([]);
+  expect(c.text).toContain('/* force_ep: see the force_ep option */');
+  expect(c.text).toContain('__setup("force_ep", s);');
+});
+
 test('a file that already uses the static key API gets jump_label.h through its includes: none is added', () => {
   const input = '#include <linux/memcontrol.h>\n\nstatic bool f;\nvoid a(void)\n{\n\tif (f)\n\t\tstatic_branch_inc(&other_key);\n}\n';
   const c = convertFlag('x.c', input, 'f', 'f_key', templateFragments());

@@ -119,8 +119,9 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     .split('\n')
     .map((line) => (line.includes(`&${key})`) ? wrapCondition(line) : line))
     .join('\n');
-  // A comment that still named the flag would name a variable that is gone: it names the key now.
-  const mentions = commentMentions(out, maskC(out), flag);
+  // A comment that still named the flag would name a variable that is gone: it names the key now. Unless a string
+  // of the file names it too (a boot option, a sysfs file: "force_ep80219"): then the comment may mean the interface.
+  const mentions = namedInString(text, flag) ? [] : commentMentions(out, maskC(out), flag);
   const commentLines = new LineIndex(out);
   const commentsUpdated = [...new Set(mentions.map((at) => commentLines.lineOf(at)))];
   for (const at of [...mentions].reverse()) out = out.slice(0, at) + key + out.slice(at + flag.length);
@@ -281,6 +282,11 @@ function inBranchCondition(masked: string, from: number): boolean {
 }
 
 /** Insert the include after the first block of <linux/...> includes, in order when that block is sorted. */
+/** `name` as a word inside a string literal of the file (an interface the user sees). */
+function namedInString(text: string, name: string): boolean {
+  return new RegExp(`"[^"\\n]*\\b${name}\\b[^"\\n]*"`).test(text);
+}
+
 function addInclude(text: string, include: string): string {
   const lines = text.split('\n');
   const linux = lines.flatMap((l, i) => (/^#include\s*<linux\//.test(l) ? [i] : []));
