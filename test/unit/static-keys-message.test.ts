@@ -140,13 +140,21 @@ describe('figures', () => {
 
 describe('leftovers', () => {
   test('a comment that named the flag names the key, a string that names it is left, and the message says so', async () => {
-    const text = source('/* Set by flag_setup(): flag means slow. */\n', TEST_HINTED.replace('slow();', 'pr_info("flag\\n");'), SETUP);
+    const text = source('/* Set by flag_setup(): flag means slow. */\n', TEST_HINTED.replace('slow();', 'pr_info("flag\\n");'), SETUP.replace('"flag"', '"slow"'));
     const p = await plan({ 'kernel/k.c': text });
     const diff = p.patches[0]!.changes.map((c) => c.after ?? '').join('');
     expect(diff).toContain('/* Set by flag_setup(): flag_key means slow. */');
     expect(diff).toContain('pr_info("flag\\n");');
     expect(p.patches[0]!.body.replace(/\n(?! )/g, ' ')).toContain('A comment that named flag names flag_key now.');
   });
+});
+
+test('a comment naming a flag that a boot option of the file is named after is left, and the message says why', async () => {
+  const text = source('/* flag: ask for the slow path on the command line */\n', TEST_HINTED, SETUP);
+  const p = await plan({ 'kernel/k.c': text });
+  const after = p.patches[0]!.changes.map((c) => c.after ?? '').join('');
+  expect(after).toContain('/* flag: ask for the slow path on the command line */');
+  expect(p.patches[0]!.body.replace(/\n(?! )/g, ' ')).toContain('Comments that name flag are left as they are: the boot option "flag" has that name.');
 });
 
 test('documentation that names the flag: the message and generate say so; none, nothing said', async () => {

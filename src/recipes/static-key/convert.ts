@@ -46,6 +46,8 @@ export interface Conversion {
   includeAdded: boolean;
   /** Lines (of the converted text, before any include is added) whose comments named the flag and now name the key. */
   commentsUpdated: number[];
+  /** The boot option whose name the flag has, when comments naming the flag were left for it; else false. */
+  commentsKept: string | false;
 }
 
 interface Replacement {
@@ -119,9 +121,11 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     .split('\n')
     .map((line) => (line.includes(`&${key})`) ? wrapCondition(line) : line))
     .join('\n');
-  // A comment that still named the flag would name a variable that is gone: it names the key now. Unless a string
-  // of the file names it too (a boot option, a sysfs file: "force_ep80219"): then the comment may mean the interface.
-  const mentions = namedInString(text, flag) ? [] : commentMentions(out, maskC(out), flag);
+  // A comment that still named the flag would name a variable that is gone: it names the key now. Unless a boot
+  // option of the file has the flag's name ("force_ep80219" on 6.1): the comment may mean the option, which stays.
+  const option = optionNamed(text, flag);
+  const named = commentMentions(out, maskC(out), flag);
+  const mentions = option ? [] : named;
   const commentLines = new LineIndex(out);
   const commentsUpdated = [...new Set(mentions.map((at) => commentLines.lineOf(at)))];
   for (const at of [...mentions].reverse()) out = out.slice(0, at) + key + out.slice(at + flag.length);
@@ -138,6 +142,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     writes: of('write'),
     includeAdded,
     commentsUpdated,
+    commentsKept: option && named.length > 0 ? option : false,
   };
 }
 
@@ -282,9 +287,9 @@ function inBranchCondition(masked: string, from: number): boolean {
 }
 
 /** Insert the include after the first block of <linux/...> includes, in order when that block is sorted. */
-/** `name` as a word inside a string literal of the file (an interface the user sees). */
-function namedInString(text: string, name: string): boolean {
-  return new RegExp(`"[^"\\n]*\\b${name}\\b[^"\\n]*"`).test(text);
+/** The boot option of the file (__setup(), early_param()) that has the name `name`, with or without its '='. */
+function optionNamed(text: string, name: string): string | undefined {
+  return new RegExp(`\\b(?:__setup|early_param)\\(\\s*"(${name}=?)"`).exec(text)?.[1];
 }
 
 function addInclude(text: string, include: string): string {

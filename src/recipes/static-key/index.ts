@@ -56,6 +56,7 @@ export function describe(c: Conversion): TemplateVars {
     writers: functions(c.writes),
     includeAdded: c.includeAdded,
     commentsUpdated: c.commentsUpdated.length,
+    commentsKept: c.commentsKept,
   };
 }
 
