@@ -155,7 +155,12 @@ async function buildEach({ tree, base, source, build, commits, mails, plans, obj
   return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
 }
 
-/** The objects a commit's changes ask to build: its .c/.S files, and for each header a sample of its dependents. */
+/**
+ * The objects a commit's changes ask to build: its .c/.S files, and for each header a sample of its dependents, those
+ * the build's config builds as it is (a dependent that needs symbols switched on would change how every later object
+ * of the directory compiles: common.h of x86 kprobes would bring in ftrace.o and the function tracer with it); only
+ * when none is, the first ones.
+ */
 async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: KernelBuild): Promise<{ objects: string[]; note?: string }> {
   const objects = new Set<string>();
   const notes: string[] = [];
@@ -164,12 +169,22 @@ async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: Kern
     if (/\.[cS]$/.test(file)) objects.add(file.replace(/\.[cS]$/, '.o'));
     if (file.endsWith('.h')) {
       const dependents = [...new Set([...build.objectsDependingOn(file), ...(await headerIncluders(tree, c.sha, file))])];
-      const chosen = full ? dependents : dependents.slice(0, HEADER_SAMPLE);
+      const chosen = full ? dependents : await sampleOf(dependents, build, (f) => readAtCommit(tree.root, c.sha, f));
       chosen.forEach((d) => objects.add(d));
       if (chosen.length < dependents.length) notes.push(`${file}: built ${chosen.length} of ${dependents.length} dependents (--full builds all)`);
     }
   }
   return { objects: [...objects].sort(), note: notes.join('; ') || undefined };
+}
+
+/** Up to HEADER_SAMPLE dependents the config builds as it is, in order; the first ones when it builds none. */
+async function sampleOf(dependents: string[], build: KernelBuild, read: (f: string) => Promise<string | undefined>): Promise<string[]> {
+  const ready: string[] = [];
+  for (const d of dependents) {
+    if (ready.length === HEADER_SAMPLE) break;
+    if ((await build.symbolsFor(d, read))?.length === 0) ready.push(d);
+  }
+  return ready.length > 0 ? ready : dependents.slice(0, HEADER_SAMPLE);
 }
 
 /**
