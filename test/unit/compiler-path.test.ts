@@ -6,11 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, expect, test } from 'vitest';
 import { KernelBuild } from '../../src/build/builder.js';
 import { compilerPath, retireDependCache } from '../../src/build/compiler.js';
+import { onPath } from '../../src/tools/which.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-
-function onPathNow(tool: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => fs.existsSync(path.join(d, tool)));
-}
 
 const env = { PATH: '/usr/bin', CCACHE_DIR: '/var/cache/ccache', DISTCC_HOSTS: 'build1/8', HOME: '/root' };
 
@@ -37,7 +34,7 @@ test("ccache's default mode, not its depend mode, unless the environment asks fo
 });
 
 // The bzImage wraps the kernel with .incbin (arch/x86/boot/compressed/piggy.S): ccache must not hand back an old one.
-test.skipIf(!onPathNow('ccache'))('an object whose .incbin data changed is compiled again through ccache as kseries runs it', async () => {
+test.skipIf(!onPath('ccache'))('an object whose .incbin data changed is compiled again through ccache as kseries runs it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-incbin-'));
   try {
     const { env: settings = {} } = compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: dir });
