@@ -1,6 +1,7 @@
 // One boot of a built kernel under QEMU: kseries' /init mounts what it needs, reads kprobe_profile when init starts,
-// adds the kprobe events that did not fit on the command line, runs the workload between two more readings, and
-// ends the guest. Everything it reports is a line starting with MARK on the serial console.
+// adds the kprobe events that did not fit on the command line, runs the workload's phases with a reading before and
+// after each, and ends the guest. Everything it reports is a line starting with MARK on the serial console.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { withProgress, type OnProgress } from '../progress.js';
@@ -46,10 +47,17 @@ export interface GuestRun {
   reachedInit: boolean;
   /** /init ran the workload to its end and was about to power off. */
   finished: boolean;
+  /** The first nonzero exit status of a phase, else 0. */
   workloadStatus?: number;
   workloadSeconds?: number;
-  /** kprobe_profile when init started, just before the workload, and after it. */
-  profiles: { boot?: Profile; before?: Profile; after?: Profile };
+  /** Each phase of the workload that ran: its seconds and exit status. */
+  phases: { name: string; seconds: number; status: number }[];
+  /** kprobe_profile when init started, just before the workload, after each phase (by name), and after it. */
+  profiles: { boot?: Profile; before?: Profile; after?: Profile; phases: Map<string, Profile> };
+  /** Readings the console garbled (their rows or md5 differ from what /init announced): not used. */
+  garbled: string[];
+  /** Seconds /init spent adding the late events and enabling all of them. */
+  placing?: { adding: number; enabling: number };
   /** Late event definitions tracefs refused. */
   refused: string[];
   /** Why the kernel refused an event, by event name, as it said it on the console. */
@@ -57,7 +65,11 @@ export interface GuestRun {
   consoleLog: string;
 }
 
-/** The /init of every kseries boot (busybox sh). */
+/**
+ * The /init of every kseries boot (busybox sh). A kprobe_profile reading is printed as `name hits` rows between a
+ * `profile <reading> <rows> <md5>` mark and an `end` mark (the md5 of the rows as /init printed them, so a reading the
+ * console garbled is seen); the readings before the workload list every event, the later ones those with hits.
+ */
 export function initScript(): string {
   return `#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -71,27 +83,50 @@ mount -t tmpfs tmpfs /tmp
 dmesg -c > /dev/null
 dmesg -n 1
 say() { echo "${MARK} $*"; }
-say init
+uptime_() { cut -d' ' -f1 /proc/uptime; }
 T=/sys/kernel/tracing
+profile() {
+  [ -e $T/kprobe_profile ] || return 0
+  if [ "$2" = all ]; then awk '{ print $1, $2 }' $T/kprobe_profile > /kseries/reading
+  else awk '$2 != 0 { print $1, $2 }' $T/kprobe_profile > /kseries/reading; fi
+  say profile $1 $(wc -l < /kseries/reading) $(md5sum < /kseries/reading | cut -c1-32)
+  cat /kseries/reading
+  say end
+}
+say init
 mount -t tracefs tracefs $T 2>/dev/null
 if [ -e $T/kprobe_profile ]; then
   echo 0 > $T/tracing_on
-  say profile boot; cat $T/kprobe_profile; say end
+  profile boot all
+  say events-adding $(uptime_)
   while read -r def; do
     echo "$def" >> $T/kprobe_events 2>/dev/null || say refused "$def"
   done < /kseries/events
+  say events-enabling $(uptime_)
   [ -d $T/events/${EVENT_GROUP} ] && echo 1 > $T/events/${EVENT_GROUP}/enable
-  say profile before; cat $T/kprobe_profile; say end
+  profile before all
 fi
-say workload-start $(cut -d' ' -f1 /proc/uptime)
-sh /kseries/workload
-status=$?
-say workload-end $(cut -d' ' -f1 /proc/uptime) $status
-if [ -e $T/kprobe_profile ]; then say profile after; cat $T/kprobe_profile; say end; fi
+say workload-start $(uptime_)
+status=0
+for phase in $(ls /kseries/phases 2>/dev/null); do
+  say phase-start $phase $(uptime_)
+  sh /kseries/phases/$phase
+  s=$?
+  [ $status -ne 0 ] || status=$s
+  say phase-end $phase $(uptime_) $s
+  profile phase:$phase
+done
+say workload-end $(uptime_) $status
+profile after
 say kernel-log; dmesg; say end
 say done
 reboot -f
 `;
+}
+
+/** The phases as /init finds them: /kseries/phases/01-build, ... (ls sorts them in order). */
+function phaseFiles(w: Workload): Record<string, string> {
+  return Object.fromEntries(w.phases.map((p, i) => [`phases/${String(i + 1).padStart(2, '0')}-${p.name}`, p.script]));
 }
 
 /** The command line every boot starts with: the serial console, no address randomization, QEMU exits on a panic. */
@@ -100,7 +135,7 @@ export const BASE_PARAMS = ['console=ttyS0', 'panic=-1', 'nokaslr'];
 export async function bootGuest(spec: GuestSpec): Promise<GuestRun> {
   fs.mkdirSync(spec.workDir, { recursive: true });
   const initrd = await makeInitramfs(spec.buildDir, path.join(spec.workDir, 'initramfs.cpio'), initScript(), {
-    workload: spec.workload.script,
+    ...phaseFiles(spec.workload),
     events: spec.lateEvents.map((e) => `${e}\n`).join(''),
   }, spec.env);
   const cmdline = [...BASE_PARAMS, ...spec.params];
@@ -154,11 +189,14 @@ export function guestPhase(): { read: (chunk: Buffer) => void; now: () => string
   };
 }
 
-export function parseConsole(text: string): Pick<GuestRun, 'reachedInit' | 'finished' | 'workloadStatus' | 'workloadSeconds' | 'profiles' | 'refused' | 'eventErrors'> {
+type Parsed = Pick<GuestRun, 'reachedInit' | 'finished' | 'workloadStatus' | 'workloadSeconds' | 'phases' | 'profiles' | 'garbled' | 'placing' | 'refused' | 'eventErrors'>;
+
+export function parseConsole(text: string): Parsed {
   const lines = text.split(/\r?\n/);
-  const out: ReturnType<typeof parseConsole> = { reachedInit: false, finished: false, profiles: {}, refused: [], eventErrors: new Map() };
-  let profile: Profile | undefined;
-  let start: number | undefined;
+  const out: Parsed = { reachedInit: false, finished: false, phases: [], profiles: { phases: new Map() }, garbled: [], refused: [], eventErrors: new Map() };
+  // The reading being read: its name, the rows and md5 /init announced, the rows as printed.
+  let reading: { name: string; rows: number; md5: string; lines: string[] } | undefined;
+  const times = new Map<string, number>();
   let said = '';
   for (const line of lines) {
     const at = line.indexOf(MARK);
@@ -168,23 +206,50 @@ export function parseConsole(text: string): Pick<GuestRun, 'reachedInit' | 'fini
     const why = /trace_kprobe: (?!Failed to add event)(.*)$/.exec(line);
     said = why ? why[1]!.trim() : failed ? '' : said;
     if (at < 0) {
-      const m = profile && /^\s*(\S+)\s+(\d+)\s+(\d+)\s*$/.exec(line);
-      if (m) profile!.set(m[1]!, Number(m[2]));
+      reading?.lines.push(line);
       continue;
     }
     const [word = '', ...rest] = line.slice(at + MARK.length).trim().split(/\s+/);
     if (word === 'init') out.reachedInit = true;
     else if (word === 'done') out.finished = true;
-    else if (word === 'end') profile = undefined;
-    else if (word === 'profile') {
-      profile = new Map();
-      out.profiles[rest[0] as 'boot' | 'before' | 'after'] = profile;
-    } else if (word === 'refused') out.refused.push(rest.join(' '));
-    else if (word === 'workload-start') start = Number(rest[0]);
-    else if (word === 'workload-end' && start !== undefined) {
-      out.workloadSeconds = Math.round((Number(rest[0]) - start) * 100) / 100;
+    else if (word === 'end') {
+      if (reading) keepReading(out, reading);
+      reading = undefined;
+    } else if (word === 'profile') reading = { name: rest[0] ?? '', rows: Number(rest[1]), md5: rest[2] ?? '', lines: [] };
+    else if (word === 'refused') out.refused.push(rest.join(' '));
+    else if (['events-adding', 'events-enabling', 'workload-start'].includes(word)) times.set(word, Number(rest[0]));
+    else if (word === 'phase-start') times.set(`phase ${rest[0]}`, Number(rest[1]));
+    else if (word === 'phase-end' && times.has(`phase ${rest[0]}`)) {
+      out.phases.push({ name: phaseName(rest[0]!), seconds: seconds(Number(rest[1]) - times.get(`phase ${rest[0]}`)!), status: Number(rest[2]) });
+    } else if (word === 'workload-end' && times.has('workload-start')) {
+      out.workloadSeconds = seconds(Number(rest[0]) - times.get('workload-start')!);
       out.workloadStatus = Number(rest[1]);
     }
   }
+  const [adding, enabling, started] = ['events-adding', 'events-enabling', 'workload-start'].map((t) => times.get(t));
+  if (adding !== undefined && enabling !== undefined && started !== undefined) out.placing = { adding: seconds(enabling - adding), enabling: seconds(started - enabling) };
   return out;
+}
+
+function seconds(s: number): number {
+  return Math.round(s * 100) / 100;
+}
+
+/** `03-memory` -> `memory`. */
+function phaseName(file: string): string {
+  return file.replace(/^\d+-/, '');
+}
+
+/** A reading whose rows and md5 are those /init announced is kept (by its name); another is listed as garbled. */
+function keepReading(out: Parsed, r: { name: string; rows: number; md5: string; lines: string[] }): void {
+  const rows = r.lines.map((l) => l.trim()).filter(Boolean);
+  const md5 = createHash('md5').update(rows.map((l) => `${l}\n`).join('')).digest('hex');
+  const parsed = rows.map((l) => /^(\S+) (\d+)$/.exec(l));
+  if (rows.length !== r.rows || md5 !== r.md5 || parsed.some((m) => !m)) {
+    out.garbled.push(`${r.name} (${r.rows} rows announced, ${rows.length} read${md5 !== r.md5 ? ', md5 differs' : ''})`);
+    return;
+  }
+  const profile: Profile = new Map(parsed.map((m) => [m![1]!, Number(m![2])]));
+  if (r.name.startsWith('phase:')) out.profiles.phases.set(phaseName(r.name.slice('phase:'.length)), profile);
+  else out.profiles[r.name as 'boot' | 'before' | 'after'] = profile;
 }

@@ -11,7 +11,8 @@ export function busyboxPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Pack `/init` (a busybox shell script) and `files` (name → text, put under /kseries/) with busybox into `out`.
+ * Pack `/init` (a busybox shell script) and `files` (name → text, put under /kseries/, one folder deep at most) with
+ * busybox into `out`.
  * The busybox must be static: the initramfs has no C library.
  */
 export async function makeInitramfs(buildDir: string, out: string, init: string, files: Record<string, string>, env?: NodeJS.ProcessEnv): Promise<string> {
@@ -30,7 +31,9 @@ export async function makeInitramfs(buildDir: string, out: string, init: string,
     ...['/bin', '/sbin', '/proc', '/sys', '/tmp', '/kseries'].map((d) => `dir ${d} 0755 0 0`),
     `file /bin/busybox ${busybox} 0755 0 0`,
     `file /init ${write(dir, 'init', init)} 0755 0 0`,
-    ...Object.entries(files).map(([name, text]) => `file /kseries/${name} ${write(dir, name, text)} 0644 0 0`),
+    // A name with a folder (phases/01-build) gets that folder under /kseries.
+    ...[...new Set(Object.keys(files).filter((n) => n.includes('/')).map((n) => path.posix.dirname(n)))].map((d) => `dir /kseries/${d} 0755 0 0`),
+    ...Object.entries(files).map(([name, text]) => `file /kseries/${name} ${write(dir, name.replace(/\//g, '--'), text)} 0644 0 0`),
   ];
   fs.writeFileSync(out, await genInitCpio(gen, write(dir, 'list', `${list.join('\n')}\n`)));
   return out;

@@ -67,14 +67,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('build', { type: 'boolean', default: true, describe: 'build a draft to put object-code figures in the messages (--no-build to skip)' })
         .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'config of that build: defconfig, allmodconfig or a .config file' })
         .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
-        .option('min-rate', { type: 'string', coerce: checks.rate('--min-rate'), describe: 'static-keys without --only: only flags tested at least this often per second in the measured boot (default 100)' })
+        .option('min-rate', { type: 'string', coerce: checks.rate('--min-rate'), describe: 'static-keys without --only: flags tested at least this often per second in the measured boot instead of those on a hot path (the default); 0: every auto flag' })
         .option('toggles', { type: 'boolean', describe: 'static-keys: also convert runtime toggles (a bool module parameter, a 0/1 sysctl, a debugfs bool) with a setter, as static-key-toggle does' })
         .option('measure-config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'the kernel a recipe that measures boots first: minimal, defconfig or a .config file' })
         .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: 'what that booted kernel runs while it is measured' })
         .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', '')
-        .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there tested 100 times a second in a booted kernel: a series per maintainer tree, a patch per maintainer group')
+        .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there on a hot path of a booted kernel (a test per 100 syscalls, page allocations, packets, ...): a series per maintainer tree, a patch per maintainer group')
         .example('$0 generate static-keys --min-rate 1000', 'only flags tested at least 1000 times per second of the default workload')
-        .example('$0 generate static-keys --toggles --path fs', 'boot-time flags and runtime toggles under fs/ tested at least 100 times per second')
+        .example('$0 generate static-keys --toggles --path fs', 'boot-time flags and runtime toggles under fs/ on a hot path')
         .example('$0 generate static-keys --only cgroup_memory_nosocket --only percpu:pcpu_async_enabled', ''),
       run(async (g, a) =>
         (await import('../commands/series.js')).generate(io, g, {

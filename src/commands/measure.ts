@@ -1,4 +1,5 @@
-// `kseries measure`: boot the tree and count how often each static-key candidate's test runs.
+// `kseries measure`: boot the tree and count how often each static-key candidate's test runs, per event and per second.
+import { byHotness, formatPerEvent, PATH_WORDS } from '../measure/hotness.js';
 import { measure, type MeasuredKinds, type MeasureReport } from '../measure/measure.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
@@ -26,13 +27,18 @@ export function formatMeasure(r: MeasureReport): string {
   out.push(`${r.config} kernel at ${r.commit.slice(0, 12)}, booted under ${r.accel.toUpperCase()} in ${r.boot.seconds} s (${r.accelWhy})${r.cached ? ', cached' : ''}`);
   out.push(`workload ${r.workload}${ws !== undefined ? `: ${ws} s` : ''}; console log: ${r.boot.consoleLog}`);
   for (const p of r.problems) out.push(`problem: ${p}`);
-  const measured = r.candidates.filter((c) => c.hits).sort((x, y) => (y.hits!.perSecond ?? -1) - (x.hits!.perSecond ?? -1) || (y.hits!.boot ?? -1) - (x.hits!.boot ?? -1));
+  const phases = r.boot.phases.map((p) => `${p.name} ${p.seconds} s${p.status ? ` (exit ${p.status})` : ''}`).join(', ');
+  if (phases) out.push(`phases: ${phases}`);
+  const refs = r.references.map((x) => (x.phases ? `${x.name} ${Object.values(x.phases).reduce((a, b) => a + b, 0)} (${x.symbol})` : `${x.name}: not counted, ${x.notMeasured}`));
+  if (refs.length) out.push(`reference events over the workload: ${refs.join(', ')}`);
+  const measured = r.candidates.filter((c) => c.hits).sort((x, y) => byHotness(x.hits, y.hits) || (y.hits!.boot ?? -1) - (x.hits!.boot ?? -1));
   out.push('');
-  out.push(`${'per s'.padStart(10)} ${'boot'.padStart(9)}  verdict flag (sites)`);
+  out.push(`${'path'.padEnd(19)} ${'per event'.padEnd(32)} ${'per s'.padStart(9)} ${'boot'.padStart(7)}  verdict flag (sites)`);
   for (const c of measured) {
     const h = c.hits!;
     const n = (x: number | null) => (x === null ? '-' : String(x));
-    out.push(`${n(h.perSecond).padStart(10)} ${n(h.boot).padStart(9)}  ${c.verdict.padEnd(7)} ${c.file}:${c.line} ${c.variable} (${c.sites.filter((s) => !s.notMeasured).map((s) => s.site).join(', ')})`);
+    const path = h.path ? PATH_WORDS[h.path] : '-';
+    out.push(`${path.padEnd(19)} ${(h.perEvent ? formatPerEvent(h.perEvent) : '-').padEnd(32)} ${n(h.perSecond).padStart(9)} ${n(h.boot).padStart(7)}  ${c.verdict.padEnd(7)} ${c.file}:${c.line} ${c.variable} (${c.sites.filter((s) => !s.notMeasured).map((s) => s.site).join(', ')})`);
   }
   const why = new Map<string, number>();
   for (const c of r.candidates.filter((x) => !x.hits)) {

@@ -1,3 +1,4 @@
+import { formatHotness } from '../measure/hotness.js';
 import { measure } from '../measure/measure.js';
 import { scanStaticKeys } from '../scan/static-keys.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
@@ -23,7 +24,7 @@ export async function scan(io: Io, g: GlobalOptions, a: { paths: string[]; rev?:
   }
   const count = (v: string) => candidates.filter((c) => c.verdict === v).length;
   for (const c of candidates.filter((x) => x.verdict !== 'reject')) {
-    const rate = c.hits ? `, ${c.hits.perSecond ?? '-'}/s in ${c.hits.workload}, ${c.hits.boot ?? '-'} at boot` : c.notMeasured ? `, not measured: ${c.notMeasured}` : '';
+    const rate = c.hits ? `, ${formatHotness(c.hits)} in ${c.hits.workload}, ${c.hits.boot ?? '-'} at boot` : c.notMeasured ? `, not measured: ${c.notMeasured}` : '';
     io.out(`${c.verdict.padEnd(7)}${c.file}:${c.line} ${c.variable} (${c.reads.length} reads, ${c.writes.length} writes${rate})`);
     if (c.verdict === 'manual') for (const r of c.reasons) io.out(`         ${r}`);
   }

@@ -2,8 +2,10 @@
 import path from 'node:path';
 import { checkRequirements, installPackages, missingPackages } from '../doctor.js';
 import { isRoot } from '../system.js';
-import { MissingToolError, ToolFailedError } from '../errors.js';
-import { measure } from '../measure/measure.js';
+import { MissingToolError } from '../errors.js';
+import { measure, type MeasuredCandidate, type MeasureReport } from '../measure/measure.js';
+import { byHotness } from '../measure/hotness.js';
+import { describeHot } from '../recipes/static-keys/index.js';
 import type { KernelTree } from '../tree/tree.js';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import { emitSeries } from '../series/emit.js';
@@ -17,8 +19,8 @@ import { printJson, progressReporter, type GlobalOptions, type Io } from './io.j
 import { printEmitted, printGenerated } from './series.js';
 
 /**
- * How many flags npm start converts: the hottest `auto` flags of a booted minimal kernel (kseries measure, default
- * workload) that were tested at all there and whose conversion the draft's object code proves.
+ * How many flags npm start converts: the hottest `auto` flags on a hot path of a booted minimal kernel (kseries
+ * measure, default workload) whose conversion the draft's object code proves.
  */
 export const DEMO_FLAGS = 4;
 
@@ -30,25 +32,35 @@ export const BUILT_IN_SERIES = ['static-keys', 'kprobe-post'];
 
 /**
  * The parameters of a built-in series, and for static-keys how to plan again without flags the draft refutes: the
- * measured `auto` flags with a nonzero rate, hottest first (`file:flag` for --only).
+ * measured `auto` flags on a hot path, hottest first (`file:flag` for --only). None there: static-keys is left out,
+ * and start says which candidates are hottest, their verdicts and what a manual one needs.
  */
-async function demoParams(recipe: string, tree: KernelTree, io: Io): Promise<{ given: Record<string, string>; replan?: (refuted: string[]) => Record<string, string> | undefined }> {
+async function demoParams(recipe: string, tree: KernelTree, io: Io): Promise<{ given: Record<string, string>; replan?: (refuted: string[]) => Record<string, string> | undefined } | undefined> {
   if (recipe !== 'static-keys') return { given: {} };
   const m = await measure({ tree, ...DEMO_RUNTIME, env: io.env, log: (l) => io.err(`static-keys: ${l}`), progress: progressReporter(io, 'static-keys: ') });
-  let pool = m.candidates
-    .filter((c) => c.verdict === 'auto' && (c.hits?.perSecond ?? 0) > 0)
-    .sort((a, b) => b.hits!.perSecond! - a.hits!.perSecond!)
-    .map((c) => ({ flag: c.variable, only: `${c.file}:${c.variable}` }));
-  if (pool.length === 0) throw new ToolFailedError(`no auto flag was tested in the measured ${DEMO_RUNTIME.config} kernel (${m.problems.join('; ') || 'all rates 0'})`, `see kseries measure; console log: ${m.boot.consoleLog}`);
-  const given = () => ({ only: pool.slice(0, DEMO_FLAGS).map((p) => p.only).join(',') });
+  const { pool, hottest } = demoFlags(m);
+  if (pool.length === 0) {
+    io.err(`static-keys: no auto flag is on a hot path of the measured ${m.kernel} kernel (${m.problems.join('; ') || `the ${m.workload} workload`}), so no static-keys series is made; the hottest candidates:`);
+    for (const c of hottest) io.err(`  ${c.file}:${c.line} ${describeHot(c, c.hits!)}`);
+    io.err('  (kseries measure lists them all; kseries generate static-keys --only FLAG --min-rate 0 converts an auto one anyway)');
+    return undefined;
+  }
+  let flags = pool.map((c) => ({ flag: c.variable, only: `${c.file}:${c.variable}` }));
+  const given = () => ({ only: flags.slice(0, DEMO_FLAGS).map((p) => p.only).join(',') });
   return {
     given: given(),
     replan: (refuted) => {
       const out = new Set(refuted.map((claim) => claim.split(' ')[0]));
-      pool = pool.filter((p) => !out.has(p.flag));
-      return pool.length ? given() : undefined;
+      flags = flags.filter((p) => !out.has(p.flag));
+      return flags.length ? given() : undefined;
     },
   };
+}
+
+/** The auto flags on a hot path, hottest first; and the hottest measured candidates of any verdict. */
+export function demoFlags(m: MeasureReport): { pool: MeasuredCandidate[]; hottest: MeasuredCandidate[] } {
+  const measured = m.candidates.filter((c) => c.hits).sort((a, b) => byHotness(a.hits, b.hits));
+  return { pool: measured.filter((c) => c.verdict === 'auto' && c.hits!.path === 'hot'), hottest: measured.slice(0, 5) };
 }
 
 const DEMO_AUTHOR = 'kseries demo <kseries-demo@example.org>';
@@ -72,7 +84,9 @@ export async function start(io: Io, g: GlobalOptions): Promise<number> {
     io.err(`${id}: generating`);
     const recipe = loadRecipe(id, recipeDirs(g.recipes, io.env));
     const build = { config: 'defconfig', distcc: false, env: io.env, progress: progressReporter(io, `${id}: `) };
-    const { given, replan } = await demoParams(id, tree, io);
+    const params = await demoParams(id, tree, io);
+    if (!params) continue;
+    const { given, replan } = params;
     for (const gen of await generateSeries({ tree, recipe, given, from, measure: build, runtime: DEMO_RUNTIME, replan, log: (l) => io.err(`${id}: ${l}`) })) generated.push(gen);
   }
   const made = [];

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chooseAccel } from '../boot/accel.js';
 import type { ObjectPlan } from '../boot/config.js';
-import { bootGuest, initScript, type GuestRun, type Profile } from '../boot/guest.js';
-import { WORKLOADS } from '../boot/workloads.js';
+import { bootGuest, EVENT_GROUP, initScript, type GuestRun } from '../boot/guest.js';
+import { WORKLOADS, workloadDigestText, type Workload } from '../boot/workloads.js';
 import { ToolFailedError, UsageError } from '../errors.js';
 import { elfSections, elfSymbols, elfSymbolValues } from '../object-code/elf.js';
 import { flagTests } from '../object-code/flag-tests.js';
@@ -18,12 +18,13 @@ import { archiveMembers, readObjectCode } from '../tools/binutils.js';
 import { cacheDir } from '../tree/paths.js';
 import { commitOf, type KernelTree } from '../tree/tree.js';
 import { packEvents, type ProbeEvent } from './events.js';
+import { pathOf, perEvent, REFERENCES, type PathKind, type PerEvent, type ReferenceCount } from './hotness.js';
 import { withBootKernel, type MeasuredKinds } from './kernel.js';
 
 export type { MeasuredKinds } from './kernel.js';
 
 /** Bumped when what a cached measurement holds changes. */
-const FORMAT = 3;
+const FORMAT = 4;
 
 /** TCG boots a small kernel in seconds; a kernel with every hot test probed runs its workload slower. */
 const BOOT_TIMEOUT_MS = 600_000;
@@ -35,6 +36,12 @@ export interface Hits {
   perSecond: number | null;
   workload: string;
   config: string;
+  /** Hits in each phase of the workload. */
+  phases: Record<string, number>;
+  /** Tests per occurrence of the reference event that drives them (hotness.ts). */
+  perEvent?: PerEvent;
+  /** Where the tests run; undefined for a workload without phases of what a system does (`boot`). */
+  path?: PathKind;
 }
 
 export interface MeasureSite {
@@ -58,6 +65,8 @@ export interface MeasuredCandidate {
   variable: string;
   line: number;
   verdict: FlagCandidate['verdict'];
+  /** For a `manual` one: what a person has to do (the scan's list). */
+  needs: string[];
   object: string;
   sites: MeasureSite[];
   hits?: Hits;
@@ -76,7 +85,9 @@ export interface MeasureReport {
   buildDir: string;
   accel: 'kvm' | 'tcg';
   accelWhy: string;
-  boot: Pick<GuestRun, 'cmdline' | 'seconds' | 'reachedInit' | 'finished' | 'workloadSeconds' | 'workloadStatus' | 'timedOut' | 'consoleLog'>;
+  boot: Pick<GuestRun, 'cmdline' | 'seconds' | 'reachedInit' | 'finished' | 'workloadSeconds' | 'workloadStatus' | 'phases' | 'placing' | 'timedOut' | 'consoleLog'>;
+  /** The reference events counted beside the candidates, per phase. */
+  references: ReferenceCount[];
   /** What went wrong with the boot itself; empty when the guest ran the workload to its end. */
   problems: string[];
   candidates: MeasuredCandidate[];
@@ -133,7 +144,7 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
     const objects = new Map<string, Awaited<ReturnType<typeof readObjectCode>>>();
     for (const c of candidates) {
       const object = objectOf(c);
-      const m: MeasuredCandidate = { file: c.file, variable: c.variable, line: c.line, verdict: c.verdict, object, sites: [] };
+      const m: MeasuredCandidate = { file: c.file, variable: c.variable, line: c.line, verdict: c.verdict, needs: c.needs, object, sites: [] };
       measured.push(m);
       if (!inKernel.has(object)) {
         m.notMeasured = `${object} not built in ${kernelLabel}${whyNotBuilt(plans.find((p) => p.object === object), off)}`;
@@ -165,10 +176,11 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
     }
 
     const events = packEvents(measured.flatMap((m) => m.sites.filter((s) => !s.notMeasured)));
+    const references = referenceEvents(kernel);
     const sitesSeconds = since(sitesStarted);
     const bootStarted = Date.now();
     const accel = await chooseAccel(path.join(build.buildDir, 'arch/x86/boot/bzImage'), opts.env);
-    log(`booting under ${accel.accel.toUpperCase()} (${accel.why}) with ${events.atBoot.length} kprobe events on the command line and ${events.late.length} added after boot; workload ${workload.name}`);
+    log(`booting under ${accel.accel.toUpperCase()} (${accel.why}) with ${events.atBoot.length} kprobe events on the command line and ${events.late.length} added after boot, ${references.filter((r) => r.event).length} reference events; workload ${workload.name}`);
     const workDir = path.dirname(cached);
     const run = await bootGuest({
       bzImage: path.join(build.buildDir, 'arch/x86/boot/bzImage'),
@@ -176,14 +188,15 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       workDir,
       workload,
       params: events.params,
-      lateEvents: events.late.map((e) => e.definition),
+      lateEvents: [...references.filter((r) => r.event).map((r) => `p:${EVENT_GROUP}/${r.event} ${r.symbol}`), ...events.late.map((e) => e.definition)],
       accel,
       timeoutMs: BOOT_TIMEOUT_MS,
       env: opts.env,
       progress: opts.progress && { what: `booting ${label}`, report: opts.progress },
     });
     const problems = bootProblems(run);
-    for (const m of measured) countHits(m, run, problems, { workload: workload.name, config: kernelLabel }, events.byEvent);
+    countReferences(references, run, workload);
+    for (const m of measured) countHits(m, run, problems, { workload, config: kernelLabel, references }, events.byEvent);
     const report: MeasureReport = {
       commit,
       config: opts.config,
@@ -193,7 +206,8 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       buildDir: build.buildDir,
       accel: accel.accel,
       accelWhy: accel.why,
-      boot: { cmdline: run.cmdline, seconds: run.seconds, reachedInit: run.reachedInit, finished: run.finished, workloadSeconds: run.workloadSeconds, workloadStatus: run.workloadStatus, timedOut: run.timedOut, consoleLog: run.consoleLog },
+      boot: { cmdline: run.cmdline, seconds: run.seconds, reachedInit: run.reachedInit, finished: run.finished, workloadSeconds: run.workloadSeconds, workloadStatus: run.workloadStatus, phases: run.phases, placing: run.placing, timedOut: run.timedOut, consoleLog: run.consoleLog },
+      references,
       problems,
       candidates: measured,
       seconds: { build: buildSeconds, sites: sitesSeconds, boot: since(bootStarted) },
@@ -215,7 +229,7 @@ function objectOf(c: { file: string }): string {
 function cacheFile(commit: string, opts: MeasureOptions): string {
   const config = ['minimal', 'defconfig'].includes(opts.config) ? opts.config : `file-${createHash('sha1').update(fs.readFileSync(path.resolve(opts.config))).digest('hex').slice(0, 12)}`;
   const kinds = (opts.candidates ?? 'all') === 'all' ? '' : `-${opts.candidates}`;
-  const scripts = createHash('sha1').update(`${FORMAT}\n${initScript()}\n${WORKLOADS[opts.workload]!.script}`).digest('hex').slice(0, 8);
+  const scripts = createHash('sha1').update(`${FORMAT}\n${initScript()}\n${workloadDigestText(WORKLOADS[opts.workload]!)}`).digest('hex').slice(0, 8);
   const dir = path.join(cacheDir(opts.env), 'measure', `${commit.slice(0, 12)}-${config}${kinds}-${opts.workload}-${scripts}`);
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, 'report.json');
@@ -244,6 +258,10 @@ function kernelSymbols(vmlinux: string) {
     byName.set(s.name, list);
   }
   return {
+    /** The first function whose name `re` matches and that is the only one of that name. */
+    unique(re: RegExp): string | undefined {
+      return [...byName].find(([name, all]) => re.test(name) && all.length === 1)?.[0];
+    },
     /** The function `name` of the source file `basename` (a static function may have namesakes in other files). */
     locate(name: string, basename: string): (Found & { unique: boolean }) | undefined {
       const all = byName.get(name) ?? [];
@@ -260,15 +278,58 @@ function bootProblems(run: GuestRun): string[] {
   if (!run.reachedInit) problems.push('the kernel did not reach init');
   else if (!run.finished) problems.push('init did not run the workload to its end');
   if (run.workloadStatus !== undefined && run.workloadStatus !== 0) problems.push(`the workload exited with status ${run.workloadStatus}`);
-  if (run.reachedInit && !run.profiles.boot) problems.push('the guest has no kprobe_profile (tracefs or kprobe events missing from the config)');
+  if (run.reachedInit && !run.profiles.boot && run.garbled.length === 0) problems.push('the guest has no kprobe_profile (tracefs or kprobe events missing from the config)');
+  for (const g of run.garbled) problems.push(`the serial console garbled the kprobe_profile reading ${g}: the readings are not trusted`);
   return problems;
 }
 
-/** Sum each candidate's sites: hits at boot (command-line events only) and per second of the workload. */
-export function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[], label: { workload: string; config: string }, byEvent: Map<MeasureSite, ProbeEvent>): void {
+/** A reference event per REFERENCES entry the kernel has a function for (named ref<N>), or why it has none. */
+function referenceEvents(kernel: ReturnType<typeof kernelSymbols>): ReferenceCount[] {
+  return REFERENCES.map((r, i) => {
+    const symbol = r.symbols.map((re) => kernel.unique(re)).find(Boolean);
+    return symbol ? { name: r.name, plural: r.plural, symbol, event: `ref${i}` } : { name: r.name, plural: r.plural, notMeasured: r.absent };
+  });
+}
+
+/**
+ * An event's hits in each phase (the difference of the readings around it; an event with no row after the first
+ * reading had no hit) and over the whole workload; a string says why there is no count.
+ */
+function phaseHits(run: GuestRun, workload: Workload, event: string): { phases: Record<string, number>; total: number } | string {
+  const { before, after } = run.profiles;
+  const start = before?.get(event);
+  if (start === undefined || !after) return `kprobe_profile has no reading of ${event}`;
+  const end = after.get(event) ?? 0;
+  // kprobe_profile's counts only grow: a reading that went down is no reading (never a negative rate).
+  if (end < start) return `its count in kprobe_profile went down from ${start} to ${end} during the workload, which a kprobe's hit count never does: the readings are not trusted`;
+  const phases: Record<string, number> = {};
+  let last = start;
+  for (const p of workload.phases) {
+    const reading = run.profiles.phases.get(p.name);
+    if (!reading) continue;
+    const now = reading.get(event) ?? 0;
+    if (now < last) return `its count in kprobe_profile went down from ${last} to ${now} in the ${p.name} phase, which a kprobe's hit count never does: the readings are not trusted`;
+    phases[p.name] = now - last;
+    last = now;
+  }
+  return { phases, total: end - start };
+}
+
+function countReferences(refs: ReferenceCount[], run: GuestRun, workload: Workload): void {
+  for (const r of refs) {
+    if (!r.event) continue;
+    const why = run.eventErrors.get(r.event);
+    const hits = run.refused.some((d) => d.startsWith(`p:${EVENT_GROUP}/${r.event} `)) ? `the kernel refused a kprobe at ${r.symbol}${why ? `: ${why}` : ''}` : phaseHits(run, workload, r.event);
+    if (typeof hits === 'string') r.notMeasured = hits;
+    else r.phases = hits.phases;
+  }
+}
+
+/** Sum each candidate's sites: hits at boot (command-line events only), per phase and per second of the workload. */
+export function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[], label: { workload: Workload; config: string; references: ReferenceCount[] }, byEvent: Map<MeasureSite, ProbeEvent>): void {
   if (m.notMeasured) return;
-  const { boot, before, after } = run.profiles;
   const refused = new Set(run.refused);
+  const phases: Record<string, number> = {};
   for (const s of m.sites) {
     const e = byEvent.get(s);
     if (s.notMeasured || !e) {
@@ -277,25 +338,19 @@ export function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[
     }
     s.event = e.name;
     s.atBoot = e.atBoot;
-    const at = (p: Profile | undefined) => p?.get(e.name);
-    if (refused.has(e.definition) || (after && at(after) === undefined)) {
+    if (refused.has(e.definition) || (run.profiles.before && !run.profiles.before.has(e.name))) {
       const why = run.eventErrors.get(e.name);
       s.notMeasured = `the kernel refused a kprobe at ${s.site}${why ? `: ${why}` : ''}`;
       continue;
     }
-    const start = at(before);
-    const end = at(after);
-    if (start === undefined || end === undefined) {
-      s.notMeasured = `kprobe_profile has no reading of ${e.name} (${s.site})`;
+    const hits = phaseHits(run, label.workload, e.name);
+    if (typeof hits === 'string') {
+      s.notMeasured = hits.startsWith('kprobe_profile has no') ? `${hits} (${s.site})` : hits;
       continue;
     }
-    // kprobe_profile's counts only grow: a reading that went down is no reading (never a negative rate).
-    if (end < start) {
-      s.notMeasured = `its count in kprobe_profile went down from ${start} to ${end} during the workload, which a kprobe's hit count never does: the readings are not trusted`;
-      continue;
-    }
-    s.boot = e.atBoot ? (at(boot) ?? null) : null;
-    s.workload = end - start;
+    s.boot = e.atBoot ? (run.profiles.boot?.get(e.name) ?? null) : null;
+    s.workload = hits.total;
+    for (const [p, n] of Object.entries(hits.phases)) phases[p] = (phases[p] ?? 0) + n;
   }
   const counted = m.sites.filter((s) => !s.notMeasured);
   if (problems.length > 0 || counted.length === 0) {
@@ -305,10 +360,16 @@ export function countHits(m: MeasuredCandidate, run: GuestRun, problems: string[
   const sum = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : xs.reduce<number>((n, x) => n + x!, 0));
   const seconds = run.workloadSeconds;
   const workloadHits = sum(counted.map((s) => s.workload));
+  const boot = sum(counted.map((s) => s.boot));
+  const phased = label.workload.phases.some((p) => !p.setup);
+  const per = phased ? perEvent(phases, label.references, label.workload.phases) : undefined;
   m.hits = {
-    boot: sum(counted.map((s) => s.boot)),
-    perSecond: label.workload === 'boot' || !seconds || workloadHits === null ? null : Math.round((workloadHits / seconds) * 10) / 10,
-    workload: label.workload,
+    boot,
+    perSecond: label.workload.phases.length === 0 || !seconds || workloadHits === null ? null : Math.round((workloadHits / seconds) * 10) / 10,
+    workload: label.workload.name,
     config: label.config,
+    phases,
+    ...(per ? { perEvent: per } : {}),
+    ...(phased ? { path: pathOf(phases, boot, per, label.workload.phases) } : {}),
   };
 }

@@ -1,4 +1,5 @@
 // What recipe code sees and returns. Recipe code is pure: it reads the tree through the context, never spawns.
+import type { Hits } from '../measure/measure.js';
 import type { Prover } from '../check/proofs/types.js';
 import type { Route } from '../mail/route.js';
 import type { TemplateVars } from '../templates/render.js';
@@ -27,13 +28,15 @@ export interface RecipeContext {
   runtime?: RuntimeEvidence;
 }
 
+export type FlagHits = Pick<Hits, 'perSecond' | 'boot' | 'perEvent' | 'path'>;
+
 /** Hits per flag from one boot of the tree: config, workload and accelerator as the messages name them. */
 export interface RuntimeEvidence {
   config: string;
   workload: string;
   accel: 'kvm' | 'tcg';
   /** Undefined when the flag is no candidate of the measurement. */
-  of(file: string, variable: string): { perSecond: number | null; boot: number | null } | { notMeasured: string } | undefined;
+  of(file: string, variable: string): FlagHits | { notMeasured: string } | undefined;
 }
 
 export interface RecipeCode {

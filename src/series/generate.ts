@@ -182,7 +182,7 @@ async function runtimeEvidence(tree: KernelTree, base: string, how: { config: st
     of(file, variable) {
       const c = byFlag.get(`${file}:${variable}`);
       if (!c) return undefined;
-      return c.hits ? { perSecond: c.hits.perSecond, boot: c.hits.boot } : { notMeasured: c.notMeasured ?? 'not measured' };
+      return c.hits ? { perSecond: c.hits.perSecond, boot: c.hits.boot, perEvent: c.hits.perEvent, path: c.hits.path } : { notMeasured: c.notMeasured ?? 'not measured' };
     },
   };
 }

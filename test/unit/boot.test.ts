@@ -11,36 +11,68 @@ import { addsStaticKey, keysAdded, keyWriters, writerParams } from '../../src/re
 import { packEvents } from '../../src/measure/events.js';
 
 describe('the console of a boot', () => {
+  // The md5s are busybox md5sum's (the same as coreutils') of the rows as /init printed them.
   const console_ = [
     '[    0.000000] Linux version 6.12.57 (root@host) (gcc (Debian 12.2.0-14) 12.2.0)',
     '@@kseries init',
-    '@@kseries profile boot',
-    '  ks0                                                    12               0',
-    '  ks1                                                     0               0',
+    '@@kseries profile boot 2 1dfd559066d7431a55fc8b84c4a0087b',
+    'ks0 12',
+    'ks1 0',
     '@@kseries end',
+    '@@kseries events-adding 1.10',
     '@@kseries refused p:kseries/ks2 nosuch+0x4',
-    '@@kseries profile before',
-    '  ks0                                                    15               0',
-    '  ks1                                                     0               0',
-    '  ks3                                                     0               0',
+    '@@kseries events-enabling 1.40',
+    '@@kseries profile before 4 3e46a4466b53d20765c45d73756b06ec',
+    'ks0 15',
+    'ks1 0',
+    'ks3 0',
+    'ref0 0',
     '@@kseries end',
     '@@kseries workload-start 1.52',
+    '@@kseries phase-start 01-build 1.52',
     '[    2.100000] random: crng init done',
-    '@@kseries workload-end 4.02 0',
-    '@@kseries profile after',
-    '  ks0                                                  2515               0',
-    '  ks1                                                     7               0',
-    '  ks3                                                   300               0',
+    '@@kseries phase-end 01-build 2.52 0',
+    '@@kseries profile phase:01-build 3 9033518e2032e0f53606ac57c8deacee',
+    'ks0 1015',
+    'ks3 100',
+    'ref0 400',
+    '@@kseries end',
+    '@@kseries phase-start 02-services 2.60',
+    '@@kseries phase-end 02-services 4.00 1',
+    '@@kseries profile phase:02-services 4 852965c167eb5ad8055242304ca619b9',
+    'ks0 2515',
+    'ks1 7',
+    'ks3 300',
+    'ref0 900',
+    '@@kseries end',
+    '@@kseries workload-end 4.02 1',
+    '@@kseries profile after 4 852965c167eb5ad8055242304ca619b9',
+    'ks0 2515',
+    'ks1 7',
+    'ks3 300',
+    'ref0 900',
     '@@kseries end',
     '@@kseries done',
   ].join('\r\n');
 
-  test('markers, the three kprobe_profile readings, refused events and the workload time are read', () => {
+  test('markers, the kprobe_profile readings around every phase, refused events, the phase and workload times are read', () => {
     const c = parseConsole(console_);
-    expect(c).toMatchObject({ reachedInit: true, finished: true, workloadStatus: 0, workloadSeconds: 2.5, refused: ['p:kseries/ks2 nosuch+0x4'] });
+    expect(c).toMatchObject({ reachedInit: true, finished: true, workloadStatus: 1, workloadSeconds: 2.5, refused: ['p:kseries/ks2 nosuch+0x4'], garbled: [] });
+    expect(c.phases).toEqual([{ name: 'build', seconds: 1, status: 0 }, { name: 'services', seconds: 1.4, status: 1 }]);
+    expect(c.placing).toEqual({ adding: 0.3, enabling: 0.12 });
     expect(Object.fromEntries(c.profiles.boot!)).toEqual({ ks0: 12, ks1: 0 });
     expect(c.profiles.after!.get('ks0')! - c.profiles.before!.get('ks0')!).toBe(2500);
-    expect(c.profiles.after!.get('ks3')).toBe(300);
+    expect(c.profiles.phases.get('build')!.get('ks3')).toBe(100);
+    expect(c.profiles.phases.get('build')!.has('ks1')).toBe(false);
+  });
+
+  test('a reading the console garbled (a digit lost, a row lost) is not used, and says so', () => {
+    const lostDigit = console_.replace('ks0 1015', 'ks0 105');
+    const lostRow = console_.replace('ks3 300\r\nref0 900\r\n@@kseries end\r\n@@kseries done', 'ref0 900\r\n@@kseries end\r\n@@kseries done');
+    const a = parseConsole(lostDigit);
+    expect(a.garbled).toEqual(['phase:01-build (3 rows announced, 3 read, md5 differs)']);
+    expect(a.profiles.phases.has('build')).toBe(false);
+    expect(parseConsole(lostRow).garbled).toEqual(['after (4 rows announced, 3 read, md5 differs)']);
   });
 
   test('why the kernel refused a command-line event is taken from what trace_kprobe printed before it', () => {
@@ -59,13 +91,19 @@ describe('the console of a boot', () => {
     expect(stuck.workloadSeconds).toBeUndefined();
   });
 
-  test('/init reads the profile at boot, adds the late events, runs the workload between two readings and powers off', () => {
+  test('/init reads the profile at boot, adds the late events, runs each phase with a reading after it and powers off', () => {
     const init = initScript();
     expect(init.startsWith('#!/bin/busybox sh\n')).toBe(true);
-    const order = ['profile boot', '/kseries/events', 'profile before', 'sh /kseries/workload', 'profile after', 'say done', 'reboot -f'].map((s) => init.indexOf(s));
+    const order = ['profile boot all', '/kseries/events', 'profile before all', 'sh /kseries/phases/$phase', 'profile phase:$phase', 'profile after', 'say done', 'reboot -f'].map((s) => init.indexOf(s));
     expect(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
-    expect(WORKLOADS.default!.script).toMatch(/nc -l -p 7777/);
-    expect(WORKLOADS.default!.script).toMatch(/cgroup\.procs/);
+  });
+
+  test('the default workload does what a system does; only its last phase starts and stops something', () => {
+    const phases = WORKLOADS.default!.phases;
+    expect(phases.map((p) => [p.name, !!p.setup])).toEqual([['build', false], ['net', false], ['memory', false], ['idle', false], ['services', true]]);
+    expect(phases.find((p) => p.name === 'net')!.script).toMatch(/nc -l -p 7777/);
+    // cgroups are created only in the setup phase: memcg's flags are read there, and a flag read only there is no hot one.
+    expect(phases.filter((p) => /cgroup/.test(p.script)).map((p) => p.name)).toEqual(['services']);
   });
 });
 

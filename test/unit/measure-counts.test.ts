@@ -1,26 +1,86 @@
-// How a measured candidate's sites become its rate: the readings of kprobe_profile before and after the workload.
-import { expect, test } from 'vitest';
+// How a measured candidate's sites become its rates: the readings of kprobe_profile around each phase, the reference
+// events beside them, and the path the tests are on.
+import { describe, expect, test } from 'vitest';
 import type { GuestRun } from '../../src/boot/guest.js';
+import type { Phase, Workload } from '../../src/boot/workloads.js';
 import { countHits, type MeasuredCandidate, type MeasureSite } from '../../src/measure/measure.js';
 import type { ProbeEvent } from '../../src/measure/events.js';
+import { formatPerEvent, pathOf, perEvent, type ReferenceCount } from '../../src/measure/hotness.js';
 
 const site = (name: string): MeasureSite => ({ site: `${name}+0x4`, probe: `${name}+0x4`, event: '', atBoot: false, init: false, boot: null, workload: null });
+const phases: Phase[] = [
+  { name: 'build', what: '', script: '' },
+  { name: 'net', what: '', script: '' },
+  { name: 'services', what: '', setup: true, script: '' },
+];
+const workload: Workload = { name: 'default', what: '', phases };
+const refs: ReferenceCount[] = [
+  { name: 'task exit', plural: 'task exits', phases: { build: 100, net: 10, services: 3 } },
+  { name: 'packet sent', plural: 'packets sent', phases: { build: 0, net: 600, services: 0 } },
+  { name: 'system call', plural: 'system calls', phases: { build: 9000, net: 3000, services: 50 } },
+  { name: 'page allocation', plural: 'page allocations', notMeasured: 'no such function' },
+];
 
-test('a site whose count went down between the readings is not measured, and the rate is never negative', () => {
-  const [up, down] = [site('pci_create_sysfs_dev_files'), site('pci_remove_sysfs_dev_files')];
-  const m: MeasuredCandidate = { file: 'fs/sysfs/mount.c', variable: 'sysfs_initialized', line: 1, verdict: 'auto', object: 'fs/sysfs/mount.o', sites: [up, down] };
-  const byEvent = new Map<MeasureSite, ProbeEvent>([
-    [up, { name: 'ks0', definition: 'p:kseries/ks0 x', atBoot: false }],
-    [down, { name: 'ks1', definition: 'p:kseries/ks1 y', atBoot: false }],
-  ]);
-  const run = {
-    profiles: { boot: new Map(), before: new Map([['ks0', 10], ['ks1', 9]]), after: new Map([['ks0', 14], ['ks1', 6]]) },
+function candidate(...sites: MeasureSite[]): MeasuredCandidate {
+  return { file: 'fs/sysfs/mount.c', variable: 'sysfs_initialized', line: 1, verdict: 'auto', needs: [], object: 'fs/sysfs/mount.o', sites };
+}
+
+function run(readings: Partial<Record<'before' | 'build' | 'net' | 'services' | 'after', [string, number][]>>): GuestRun {
+  const map = (k: keyof typeof readings) => readings[k] && new Map(readings[k]);
+  return {
+    profiles: { boot: new Map(), before: map('before'), after: map('after'), phases: new Map((['build', 'net', 'services'] as const).filter((p) => readings[p]).map((p) => [p, map(p)!])) },
     refused: [],
     eventErrors: new Map(),
     workloadSeconds: 2,
   } as unknown as GuestRun;
-  countHits(m, run, [], { workload: 'default', config: 'minimal+lockdep' }, byEvent);
+}
+
+const events = (...sites: MeasureSite[]) => new Map<MeasureSite, ProbeEvent>(sites.map((s, i) => [s, { name: `ks${i}`, definition: `p:kseries/ks${i} x${i}`, atBoot: false }]));
+
+test('a site whose count went down between the readings is not measured, and the rate is never negative', () => {
+  const [up, down] = [site('pci_create_sysfs_dev_files'), site('pci_remove_sysfs_dev_files')];
+  const m = candidate(up, down);
+  countHits(m, run({ before: [['ks0', 10], ['ks1', 9]], after: [['ks0', 14], ['ks1', 6]] }), [], { workload, config: 'minimal+lockdep', references: refs }, events(up, down));
   expect(down.notMeasured).toMatch(/^its count in kprobe_profile went down from 9 to 6 during the workload/);
   expect(up.workload).toBe(4);
   expect(m.hits).toMatchObject({ perSecond: 2 });
+});
+
+test('a count that goes down within a phase (a garbled reading that passed) is no reading either', () => {
+  const s = site('f');
+  const m = candidate(s);
+  countHits(m, run({ before: [['ks0', 10]], build: [['ks0', 30]], net: [['ks0', 3]], after: [['ks0', 40]] }), [], { workload, config: 'c', references: refs }, events(s));
+  expect(s.notMeasured).toMatch(/went down from 30 to 3 in the net phase/);
+  expect(m.hits).toBeUndefined();
+});
+
+test('hits per phase: an event missing from a later reading had no hit there; absent from the first one, it was refused', () => {
+  const [a, b] = [site('a'), site('b')];
+  const m = candidate(a, b);
+  countHits(m, run({ before: [['ks0', 5]], build: [['ks0', 105]], net: [['ks0', 165]], services: [['ks0', 166]], after: [['ks0', 166]] }), [], { workload, config: 'c', references: refs }, events(a, b));
+  expect(b.notMeasured).toBe('the kernel refused a kprobe at b+0x4');
+  expect(m.hits).toMatchObject({ phases: { build: 100, net: 60, services: 1 }, perSecond: 80.5, path: 'hot' });
+  // 160 tests in the system phases (100, 60): nearer the system calls' 9000 and 3000 than the task exits' 100 and 10.
+  expect(m.hits!.perEvent).toEqual({ event: 'system call', events: 'system calls', per: 0.0133 });
+});
+
+describe('hotness per event', () => {
+  test('the reference event is the one whose counts follow the flag across the phases, not the rarest one', () => {
+    expect(perEvent({ build: 0, net: 1200 }, refs, phases)).toEqual({ event: 'packet sent', events: 'packets sent', per: 2 });
+    expect(perEvent({ build: 90, net: 30 }, refs, phases)).toEqual({ event: 'system call', events: 'system calls', per: 0.01 });
+    expect(perEvent({ build: 0, net: 0, services: 9 }, refs, phases)).toBeUndefined();
+  });
+
+  test('hot, rare, setup/teardown, boot only, never', () => {
+    expect(pathOf({ build: 90, net: 30 }, null, { event: 'system call', events: 'system calls', per: 0.01 }, phases)).toBe('hot');
+    expect(pathOf({ build: 9, net: 3 }, null, { event: 'system call', events: 'system calls', per: 0.001 }, phases)).toBe('rare');
+    expect(pathOf({ build: 0, net: 0, services: 5 }, 3, undefined, phases)).toBe('setup');
+    expect(pathOf({ build: 0, services: 0 }, 3, undefined, phases)).toBe('boot');
+    expect(pathOf({}, 0, undefined, phases)).toBe('never');
+  });
+
+  test('as messages say it', () => {
+    expect(formatPerEvent({ event: 'page allocation', events: 'page allocations', per: 2.5 })).toBe('2.5 per page allocation');
+    expect(formatPerEvent({ event: 'context switch', events: 'context switches', per: 0.0125 })).toBe('1 per 80 context switches');
+  });
 });

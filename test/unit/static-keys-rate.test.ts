@@ -1,8 +1,9 @@
-// generate static-keys with runtime evidence: which flags it proposes (measured rate >= --min-rate, the hottest first),
+// generate static-keys with runtime evidence: which flags it proposes (on a hot path, or measured rate >= --min-rate; the
+// hottest first),
 // what every message says about the rate, and what it says when nothing was measured. Two small C files, a fake tree.
 import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
-import type { RuntimeEvidence } from '../../src/recipes/types.js';
+import type { FlagHits, RuntimeEvidence } from '../../src/recipes/types.js';
 import { planSeries } from '../../src/series/plan.js';
 import { scanFile } from '../../src/recipes/static-key/scan.js';
 
@@ -15,10 +16,10 @@ const FILES: Record<string, string> = {
   'net/c.c': flagFile('warm_flag'),
 };
 
-const RATES: Record<string, { perSecond: number | null; boot: number | null } | { notMeasured: string }> = {
-  cold_flag: { perSecond: 3, boot: 40 },
-  hot_flag: { perSecond: 52000, boot: 900 },
-  warm_flag: { perSecond: 480.5, boot: null },
+const RATES: Record<string, FlagHits | { notMeasured: string }> = {
+  cold_flag: { perSecond: 3, boot: 40, path: 'rare', perEvent: { event: 'system call', events: 'system calls', per: 0.001 } },
+  hot_flag: { perSecond: 52000, boot: 900, path: 'hot', perEvent: { event: 'page allocation', events: 'page allocations', per: 2.5 } },
+  warm_flag: { perSecond: 480.5, boot: null, path: 'hot', perEvent: { event: 'packet sent', events: 'packets sent', per: 0.02 } },
 };
 
 const runtime: RuntimeEvidence = { config: 'minimal', workload: 'default', accel: 'tcg', of: (_file, v) => RATES[v] };
@@ -39,15 +40,15 @@ function plan(given: Record<string, string>, rt: RuntimeEvidence | null = runtim
 }
 
 describe('selection by measured rate', () => {
-  test('by default only flags tested 100 times a second or more, and the cover letter lists them hottest first', async () => {
+  test('by default only flags on a hot path, and the cover letter lists them hottest first', async () => {
     const p = await plan({});
     expect(p.patches.map((x) => x.subject)).toEqual(['mm: b: Convert hot_flag to a static key', 'net: c: Convert warm_flag to a static key']);
     const cover = p.cover.body;
     expect(cover.indexOf('hot_flag')).toBeLessThan(cover.indexOf('warm_flag'));
-    expect(cover).toContain('52000 per second, 900 at boot');
-    expect(cover).toContain('480.5 per second');
+    expect(cover).toContain('2.5 per page allocation, 52000 per second, 900 at boot');
+    expect(cover).toContain('1 per 50 packets sent, 480.5 per second');
     expect(cover.replace(/\n/g, ' ')).toContain('booted under QEMU/TCG: a kprobe event on every test instruction');
-    expect(p.patches[0]!.body.replace(/\n/g, ' ')).toContain('Measured in an x86-64 minimal kernel under QEMU/TCG, a kprobe event on each test: its tests ran 52000 times per second of the default workload and 900 times during boot.');
+    expect(p.patches[0]!.body.replace(/\n/g, ' ')).toContain('Measured in an x86-64 minimal kernel under QEMU/TCG, a kprobe event on each test: its tests ran 2.5 per page allocation (52000 times per second of the default workload) and 900 times during boot.');
   });
 
   test('--min-rate and top choose fewer or more', async () => {
@@ -65,13 +66,15 @@ describe('selection by measured rate', () => {
     expect(p.patches[0]!.body.replace(/\n/g, ' ')).toContain('kernel/a.o not built in minimal.');
   });
 
-  test('no flag reaches the rate: one error naming the hottest', async () => {
-    await expect(plan({ minRate: '100000' })).rejects.toThrow(/no auto flag is tested 100000 times per second in the default workload \(3 of 3 measured; the hottest: hot_flag at 52000\/s\)/);
+  test('no flag reaches the rate, or none is on a hot path: one error naming the hottest candidates with their verdicts', async () => {
+    await expect(plan({ minRate: '100000' })).rejects.toThrow(/no auto flag is tested 100000 times per second in the default workload \(3 of 3 measured\); the hottest candidates: hot_flag \(auto; hot path, 2.5 per page allocation, 52000\/s\); warm_flag /);
+    const cold: RuntimeEvidence = { ...runtime, of: (_f, v) => (v === 'cold_flag' ? RATES[v] : { perSecond: 4.5, boot: 2, path: 'setup' }) };
+    await expect(plan({}, cold)).rejects.toThrow(/no auto flag is on a hot path of the default workload \(3 of 3 measured\); the hottest candidates: cold_flag \(auto; rare path, 1 per 1000 system calls, 3\/s\); hot_flag \(auto; setup\/teardown path, 4.5\/s\)/);
   });
 
   test('--only takes a cold flag too, and its message says how cold', async () => {
     const p = await plan({ only: 'cold_flag' });
-    expect(p.patches[0]!.body.replace(/\n/g, ' ')).toContain('its tests ran 3 times per second of the default workload and 40 times during boot.');
+    expect(p.patches[0]!.body.replace(/\n/g, ' ')).toContain('its tests ran 1 per 1000 system calls (3 times per second of the default workload) and 40 times during boot.');
   });
 
   test('nothing measured: the messages say so, and without --only a rate cannot be met', async () => {

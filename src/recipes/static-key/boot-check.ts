@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chooseAccel } from '../../boot/accel.js';
 import { bootGuest, initScript } from '../../boot/guest.js';
-import { WORKLOADS, type Workload } from '../../boot/workloads.js';
+import { WORKLOADS, withPhases, workloadDigestText, type Workload } from '../../boot/workloads.js';
 import type { KernelBuild } from '../../build/builder.js';
 import { codeDigest, keptResult } from '../../kept.js';
 import type { OnProgress } from '../../progress.js';
@@ -100,7 +100,7 @@ export async function bootCheck(
   const kernel = { config: opts.config, candidates: 'auto' as const, candidatesAt: range.base, also: files.map((f) => f.replace(/\.c$/, '.o')), sandbox: opts.sandbox, env: opts.env, progress: opts.progress };
   return withBootKernel(tree, range.tip, kernel, async ({ build, label }) => {
     // The default workload, then each interface read back, written and read back again.
-    const workload = { ...WORKLOADS.default!, script: `${WORKLOADS.default!.script}${toggleScript(probes)}` };
+    const workload = probes.length ? withPhases(WORKLOADS.default!, [{ name: 'toggles', what: 'each switched interface read, written and read back', setup: true, script: toggleScript(probes) }]) : WORKLOADS.default!;
     // What decides the boot: the series' tree, the kernel's configuration, what the guest runs and how the console is
     // judged. A clean boot of the same is kept, so a repeated check (or generate, then check) does not boot again.
     const key = {
@@ -108,7 +108,7 @@ export async function bootCheck(
       label,
       config: createHash('sha1').update(fs.readFileSync(path.join(build.buildDir, '.config'))).digest('hex'),
       init: initScript(),
-      workload: workload.script,
+      workload: workloadDigestText(workload),
       params,
       code: codeDigest(['boot', 'recipes/static-key/boot-check', 'recipes/static-key/toggle-probes', 'recipes/static-key/key-writers']),
     };

@@ -9,7 +9,8 @@ import { archPath, describe, fragments, historyPrefix, subjectPrefix } from '../
 import type { FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
 import type { Route } from '../../mail/route.js';
-import type { RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
+import type { FlagHits, RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
+import { byHotness, formatHotness } from '../../measure/hotness.js';
 import { writerFacts, type WriterFact } from './facts.js';
 import { rateVars } from './rates.js';
 import { convertToggle } from '../static-key-toggle/convert.js';
@@ -42,7 +43,7 @@ export const staticKeys: RecipeCode = {
     const paths = listParam(params.paths);
     const found = await ctx.flagCandidates(paths);
     const toggles = params.toggles === true;
-    const chosen = select(found, listParam(params.only), paths, ctx.runtime, { minRate: Number(params.minRate ?? 0), top: Number(params.top ?? 0), toggles });
+    const chosen = select(found, listParam(params.only), paths, ctx.runtime, { minRate: Number(params.minRate ?? -1), top: Number(params.top ?? 0), toggles });
 
     const skipped: { file: string; flag: string; reason: string }[] = [];
     const files: { file: string; flags: FlagVars[] }[] = [];
@@ -128,9 +129,10 @@ export const staticKeys: RecipeCode = {
 };
 
 /**
- * Without --only: the `auto` candidates whose tests ran at least `minRate` times per second in the measured boot (0:
- * all of them, unmeasured ones included), the hottest first, at most `top` of them; with --only, exactly the flags it names (each must be `auto`; `file:flag`
- * when a name repeats).
+ * Without --only: the `auto` candidates on a hot path of the measured boot (minRate < 0, the default: hotness.ts), or
+ * those whose tests ran at least `minRate` times per second (0: all of them, unmeasured ones included), the hottest
+ * first, at most `top` of them; with --only, exactly the flags it names (each must be `auto`; `file:flag` when a name
+ * repeats).
  */
 function select(found: FlagCandidate[], only: string[], paths: string[], runtime: RuntimeEvidence | undefined, limits: { minRate: number; top: number; toggles: boolean }): FlagCandidate[] {
   const where = paths.length ? ` under ${paths.join(', ')}` : '';
@@ -138,25 +140,28 @@ function select(found: FlagCandidate[], only: string[], paths: string[], runtime
   if (only.length === 0) {
     const auto = found.filter(convertible);
     if (auto.length === 0) throw new ParamError(`static-keys: no flag${where} can be converted automatically`, `kseries scan static-keys${paths.map((p) => ` --path ${p}`).join('')} shows the candidates and why`);
+    const cap = (xs: FlagCandidate[]) => (limits.top > 0 ? xs.slice(0, limits.top) : xs);
     if (!runtime) {
-      if (limits.minRate > 0) throw new ParamError(`static-keys: nothing was measured, so no flag${where} is known to be tested ${limits.minRate} times per second`, 'let generate boot the tree (no --no-build), name flags with --only, or give --min-rate 0 to propose every auto flag unmeasured');
-      return limits.top > 0 ? auto.slice(0, limits.top) : auto;
+      if (limits.minRate !== 0) throw new ParamError(`static-keys: nothing was measured, so no flag${where} is known to be on a hot path`, 'let generate boot the tree (no --no-build), name flags with --only, or give --min-rate 0 to propose every auto flag unmeasured');
+      return cap(auto);
     }
-    const rate = (c: FlagCandidate) => {
+    const hits = (c: FlagCandidate) => {
       const h = runtime.of(c.file, c.variable);
-      return h && 'perSecond' in h ? (h.perSecond ?? -1) : -1;
+      return h && 'perSecond' in h ? h : undefined;
     };
+    const ranked = [...auto].sort((a, b) => byHotness(hits(a), hits(b)));
     // --min-rate 0 sets no threshold: every auto flag, measured or not (its message says which), the hottest first.
-    const hot = auto.filter((c) => limits.minRate <= 0 || rate(c) >= limits.minRate).sort((a, b) => rate(b) - rate(a));
-    if (hot.length === 0) {
-      const best = [...auto].sort((a, b) => rate(b) - rate(a))[0]!;
-      const measured = auto.filter((c) => rate(c) >= 0).length;
+    const chosen = ranked.filter((c) => (limits.minRate < 0 ? hits(c)?.path === 'hot' : limits.minRate === 0 || (hits(c)?.perSecond ?? -1) >= limits.minRate));
+    if (chosen.length === 0) {
+      const measured = auto.filter((c) => hits(c)).length;
+      const threshold = limits.minRate < 0 ? 'on a hot path of' : `tested ${limits.minRate} times per second in`;
+      const hottest = [...found].filter((c) => hits(c)).sort((a, b) => byHotness(hits(a), hits(b))).slice(0, 3);
       throw new ParamError(
-        `static-keys: no auto flag${where} is tested ${limits.minRate} times per second in the ${runtime.workload} workload (${measured} of ${auto.length} measured; the hottest: ${best.variable} at ${Math.max(0, rate(best))}/s)`,
-        'kseries measure lists every rate; lower --min-rate, or name flags with --only',
+        `static-keys: no auto flag${where} is ${threshold} the ${runtime.workload} workload (${measured} of ${auto.length} measured); the hottest candidates: ${hottest.map((c) => describeHot(c, hits(c)!)).join('; ') || 'none tested'}`,
+        'kseries measure lists every candidate\'s path and rates; --min-rate N chooses by tests per second (0: every auto flag), or name flags with --only',
       );
     }
-    return limits.top > 0 ? hot.slice(0, limits.top) : hot;
+    return cap(chosen);
   }
   return only.map((o) => {
     const [file, name] = o.includes(':') ? o.split(':', 2) : [undefined, o];
@@ -173,6 +178,12 @@ function select(found: FlagCandidate[], only: string[], paths: string[], runtime
     }
     return c;
   });
+}
+
+/** "family_registered (auto; hot path, 1 per task exit, 23.6/s)", with a manual one's needs. */
+export function describeHot(c: Pick<FlagCandidate, 'variable' | 'verdict' | 'needs'>, h: FlagHits): string {
+  const needs = c.verdict === 'manual' && c.needs.length ? `, needs ${c.needs.join(', ')}` : '';
+  return `${c.variable} (${c.verdict}${needs}; ${formatHotness(h)})`;
 }
 
 function byFile(chosen: FlagCandidate[]): Map<string, FlagCandidate[]> {
