@@ -64,7 +64,7 @@ export class KernelBuild {
     const env = opts.env ?? process.env;
     // The sandbox has no network: no distcc there, and the report says so.
     retireDependCache(env);
-    const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS) }, env);
+    const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS), depend: true }, env);
     this.compiler = compiler.name;
     this.make = {
       source,
@@ -278,7 +278,11 @@ export class KernelBuild {
     const first = !fs.existsSync(path.join(this.buildDir, 'vmlinux'));
     const read = (f: string) => fs.promises.readFile(path.join(this.source, f), 'utf8').catch(() => undefined);
     const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(this.buildDir, '.config'), 'utf8'))) : undefined;
-    const res = await withProgress(what, this.opts.progress, buildSample(this.buildDir, estimate), () => runMakeMerged(this.make, ['bzImage']));
+    const res = await withProgress(what, this.opts.progress, buildSample(this.buildDir, estimate), async () => {
+      const kernel = await runMakeMerged(this.make, ['vmlinux']);
+      // The image around vmlinux .incbins what the build just made: never from ccache (compiler.ts).
+      return kernel.code !== 0 ? kernel : runMakeMerged({ ...this.make, env: { ...this.make.env, CCACHE_DISABLE: '1' } }, ['bzImage']);
+    });
     return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
   }
 

@@ -16,19 +16,24 @@ export interface CompilerPath {
  * How objects get compiled, given which wrappers are in use. With both, make runs ccache, and ccache hands what it
  * does not have cached to distcc (CCACHE_PREFIX), so the name says both. The DISTCC_* and CCACHE_* settings of the
  * environment kseries was given reach the wrappers through make. ccache keeps its cache with kseries' other caches
- * (`<cache>/ccache`) unless CCACHE_DIR says where: an object compiled from the same text again (a base compiled for
- * the draft and again for the check, a file a series does not change) is read from it, whatever its file's mtime.
- * ccache runs in its default mode, not its depend mode (CCACHE_DEPEND), although depend mode saves the preprocessor
- * run that costs an uncached kernel object a third more time (mm/ and kernel/sched/ of the boot kernel, 2 cores: 39 s
- * with gcc alone, 53 s through ccache, 41 s in depend mode): depend mode hashes only the files the dependency file
- * names, and a .incbin's file is not among them, so it hands back an old arch/x86/boot/compressed/piggy.o, the
- * previous kernel inside a new bzImage, whenever the compressed kernel has the same size (seen: a boot of a series
- * ran a kernel built hours before). The default mode sees the .incbin and does not cache the object. A user's
- * CCACHE_DEPEND is passed on as given.
+ * (`<cache>/ccache-direct`) unless CCACHE_DIR says where: an object compiled from the same text again (a base
+ * compiled for the draft and again for the check, a file a series does not change) is read from it, whatever its
+ * file's mtime.
+ *
+ * `depend` (kseries' own builds) runs ccache in its depend mode (CCACHE_DEPEND), which hashes the files the compiler's
+ * dependency file names instead of running the preprocessor once more: an uncached kernel object costs a third more
+ * time through ccache's default mode (mm/ and kernel/sched/ of the boot kernel, 2 cores: 39 s with gcc alone, 53 s
+ * through ccache, 41 s in depend mode), and a cold boot kernel is most of a cold test run. Depend mode does not see an
+ * `.incbin`'s file, so an object that includes data the build makes would come back old from the cache: the
+ * bootable image's wrapper (arch/x86/boot/compressed/piggy.o around the compressed vmlinux; seen: a series booted a
+ * kernel built hours before). KernelBuild.buildImage therefore builds vmlinux through ccache and the image around it
+ * without (CCACHE_DISABLE); the other .incbin objects of vmlinux wrap data made from the configuration and sources
+ * their dependency files name (realmode.bin, config_data.gz, the initramfs list). kunit.py's builds, which make the
+ * image in the same run, keep the default mode. A user's CCACHE_DEPEND or CCACHE_NODEPEND is passed on as given.
  */
 /**
- * kseries' ccache folder in its cache. `ccache`, the one before, was filled in depend mode, whose entries the default
- * mode trusts as well: they would hand back the old objects of .incbin files, so it is removed (retireDependCache).
+ * kseries' ccache folder in its cache. `ccache`, the one before, was filled in depend mode with image wrappers among
+ * its entries (old piggy.o objects), which any mode would hand back: it is removed (retireDependCache).
  */
 export const CCACHE_FOLDER = 'ccache-direct';
 
@@ -50,11 +55,12 @@ export function retireDependCache(env: NodeJS.ProcessEnv): void {
   fs.rmSync(old, { recursive: true, force: true });
 }
 
-export function compilerPath(use: { ccache: boolean; distcc: boolean }, env: NodeJS.ProcessEnv): CompilerPath {
+export function compilerPath(use: { ccache: boolean; distcc: boolean; depend?: boolean }, env: NodeJS.ProcessEnv): CompilerPath {
   if (!use.ccache && !use.distcc) return { name: 'gcc' };
   const settings = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(DISTCC|CCACHE)_/.test(e[0]) && e[1] !== undefined));
   if (use.ccache) {
     settings.CCACHE_DIR ??= path.join(cacheDir(env), CCACHE_FOLDER);
+    if (use.depend && settings.CCACHE_DEPEND === undefined && settings.CCACHE_NODEPEND === undefined) settings.CCACHE_DEPEND = '1';
   }
   if (!use.distcc) return { cc: 'ccache gcc', env: settings, name: 'ccache gcc' };
   if (!use.ccache) return { cc: 'distcc gcc', env: settings, name: 'distcc gcc' };

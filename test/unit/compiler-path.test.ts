@@ -28,23 +28,28 @@ test("without CCACHE_DIR, ccache keeps its cache in kseries' own", () => {
   expect(compilerPath({ ccache: false, distcc: true }, { KSERIES_CACHE: '/c/kseries' }).env).toEqual({});
 });
 
-test("ccache's default mode, not its depend mode, unless the environment asks for it", () => {
+test("kseries' builds run ccache in depend mode, kunit.py's in the default mode; the environment's choice wins", () => {
+  expect(compilerPath({ ccache: true, distcc: false, depend: true }, {}).env).toMatchObject({ CCACHE_DEPEND: '1' });
   expect(compilerPath({ ccache: true, distcc: false }, {}).env).not.toHaveProperty('CCACHE_DEPEND');
+  expect(compilerPath({ ccache: true, distcc: false, depend: true }, { CCACHE_NODEPEND: '1' }).env).not.toHaveProperty('CCACHE_DEPEND');
   expect(compilerPath({ ccache: true, distcc: false }, { CCACHE_DEPEND: '1' }).env).toMatchObject({ CCACHE_DEPEND: '1' });
 });
 
-// The bzImage wraps the kernel with .incbin (arch/x86/boot/compressed/piggy.S): ccache must not hand back an old one.
-test.skipIf(!onPath('ccache'))('an object whose .incbin data changed is compiled again through ccache as kseries runs it', async () => {
+// The bzImage wraps the kernel with .incbin (arch/x86/boot/compressed/piggy.S): depend mode hands back the old object
+// when the data changed (why buildImage makes the image with CCACHE_DISABLE), the default mode compiles it again.
+test.skipIf(!onPath('ccache'))('an object whose .incbin data changed: old from depend mode, compiled again in the default mode or with ccache disabled', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-incbin-'));
   try {
-    const { env: settings = {} } = compilerPath({ ccache: true, distcc: false }, { KSERIES_CACHE: dir });
-    const compile = (data: string, out: string) => {
+    const compile = (data: string, out: string, use: { depend?: boolean; disable?: boolean }) => {
+      const { env: settings = {} } = compilerPath({ ccache: true, distcc: false, depend: use.depend }, { KSERIES_CACHE: path.join(dir, use.depend ? 'depend' : 'default') });
       fs.writeFileSync(path.join(dir, 'data.bin'), data);
-      execFileSync('ccache', ['gcc', '-Wp,-MMD,t.d', '-c', 't.S', '-o', out], { cwd: dir, env: { ...process.env, ...settings } });
+      execFileSync('ccache', ['gcc', '-Wp,-MMD,t.d', '-c', 't.S', '-o', out], { cwd: dir, env: { ...process.env, ...settings, ...(use.disable ? { CCACHE_DISABLE: '1' } : {}) } });
       return fs.readFileSync(path.join(dir, out));
     };
     fs.writeFileSync(path.join(dir, 't.S'), '.section .rodata\n.incbin "data.bin"\n');
-    expect(compile('AAAA', 'a.o').equals(compile('BBBB', 'b.o'))).toBe(false);
+    expect(compile('AAAA', 'a.o', {}).equals(compile('BBBB', 'b.o', {}))).toBe(false);
+    expect(compile('AAAA', 'c.o', { depend: true }).equals(compile('BBBB', 'd.o', { depend: true }))).toBe(true);
+    expect(compile('AAAA', 'e.o', { depend: true, disable: true }).equals(compile('BBBB', 'f.o', { depend: true, disable: true }))).toBe(false);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
