@@ -93,6 +93,8 @@ export class KernelBuild {
     // What the object needs beyond the plain base is what kseries switches for it, whether or not an earlier run of
     // this build directory already did: the configuration a message names (configAsBuilt) counts it.
     const fromBase = await configSymbolsFor(source, read, setSymbols(await this.plainConfig()));
+    // A build directory that starts from its base for every run wants what the object needs from the base.
+    if (this.perRun) return fromBase;
     if (fromBase?.length) this.recordRequested(fromBase);
     return (await configSymbolsFor(source, read, config))?.filter((s) => !config.has(s));
   }
@@ -125,8 +127,26 @@ export class KernelBuild {
   /** The make step configure() is in, for its progress lines. */
   private step?: string;
 
+  /**
+   * A build directory of a config target or file (no boot kernel) is configured from its base for every run: the base
+   * plus what this run asks for, so one series' symbols (kprobes' CONFIG_FUNCTION_TRACER, which changes how every
+   * object compiles) never end up in another's build and message. Switching back rebuilds the few objects built
+   * there, mostly from ccache. A boot kernel keeps what earlier runs asked for (its objects are the whole kernel).
+   */
+  private get perRun(): boolean {
+    return !this.opts.flavour;
+  }
+
   private async settle(symbols: string[], kconfigAt: string, disable: string[]): Promise<{ config: string; off: Map<string, string> }> {
     const configFile = path.join(this.buildDir, '.config');
+    const askedFile = path.join(this.buildDir, '.kseries-asked');
+    const asked = [...new Set(symbols)].sort().join('\n');
+    if (this.perRun && fs.existsSync(configFile) && (fs.existsSync(askedFile) ? fs.readFileSync(askedFile, 'utf8') : '') !== asked) {
+      await this.plainConfig();
+      fs.copyFileSync(path.join(this.buildDir, '.config.base'), configFile);
+      this.recordRequested([], { replace: true });
+    }
+    if (this.perRun) fs.writeFileSync(askedFile, asked);
     // Switch the symbols on (those already y or m stay as they are); what olddefconfig switches off again for want of
     // a plain dependency gets that dependency switched on too, for a few rounds; what is still off then is reported
     // with its dependencies.
@@ -240,9 +260,9 @@ export class KernelBuild {
     return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
   }
 
-  /** Every symbol configure() was asked to switch on in this build directory, over all runs. */
-  private recordRequested(symbols: string[]): void {
-    const all = [...new Set([...this.requested(), ...symbols])].sort();
+  /** Every symbol configure() was asked to switch on in this build directory (for a boot kernel, over all runs). */
+  private recordRequested(symbols: string[], opts: { replace?: boolean } = {}): void {
+    const all = [...new Set([...(opts.replace ? [] : this.requested()), ...symbols])].sort();
     fs.writeFileSync(path.join(this.buildDir, '.kseries-requested'), all.length ? `${all.join('\n')}\n` : '');
   }
 

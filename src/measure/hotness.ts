@@ -13,21 +13,27 @@ export interface Reference {
   symbols: RegExp[];
   /** Why a kernel may have none of them. */
   absent: string;
+  /**
+   * Tests per occurrence from which a flag driven by it is on a hot path: one in a hundred for the events a busy
+   * machine counts in tens of thousands a second; every one for task exits, which it counts in hundreds.
+   */
+  hotAt: number;
 }
 
 /** x86-64. Each function runs once per occurrence and takes a kprobe at its entry. */
 export const REFERENCES: Reference[] = [
-  { name: 'system call', plural: 'system calls', symbols: [/^x64_sys_call$/], absent: 'x64_sys_call() (the syscall dispatch outside noinstr code) appeared in Linux 6.9' },
-  { name: 'page allocation', plural: 'page allocations', symbols: [/^__alloc_pages_noprof$/, /^__alloc_pages$/], absent: 'neither __alloc_pages_noprof() nor __alloc_pages()' },
-  { name: 'context switch', plural: 'context switches', symbols: [/^finish_task_switch$/, /^finish_task_switch\.[\w.]+$/], absent: 'no finish_task_switch()' },
-  { name: 'packet sent', plural: 'packets sent', symbols: [/^__dev_queue_xmit$/], absent: 'no __dev_queue_xmit() (no networking)' },
-  { name: 'task exit', plural: 'task exits', symbols: [/^do_exit$/], absent: 'no do_exit()' },
+  { name: 'system call', plural: 'system calls', symbols: [/^x64_sys_call$/], absent: 'x64_sys_call() (the syscall dispatch outside noinstr code) appeared in Linux 6.9', hotAt: 0.01 },
+  { name: 'page allocation', plural: 'page allocations', symbols: [/^__alloc_pages_noprof$/, /^__alloc_pages$/], absent: 'neither __alloc_pages_noprof() nor __alloc_pages()', hotAt: 0.01 },
+  { name: 'context switch', plural: 'context switches', symbols: [/^finish_task_switch$/, /^finish_task_switch\.[\w.]+$/], absent: 'no finish_task_switch()', hotAt: 0.01 },
+  { name: 'packet sent', plural: 'packets sent', symbols: [/^__dev_queue_xmit$/], absent: 'no __dev_queue_xmit() (no networking)', hotAt: 0.01 },
+  { name: 'task exit', plural: 'task exits', symbols: [/^do_exit$/], absent: 'no do_exit()', hotAt: 0.5 },
 ];
 
 /** A reference event of one boot: the function it counted and its hits per phase, or why it was not counted. */
 export interface ReferenceCount {
   name: string;
   plural: string;
+  hotAt: number;
   symbol?: string;
   event?: string;
   phases?: Record<string, number>;
@@ -36,7 +42,7 @@ export interface ReferenceCount {
 
 /**
  * Where a flag's tests run, from its hits per phase and at boot:
- * - hot: in the phases of what a system does, at least HOT_PER_EVENT tests per occurrence of its reference event;
+ * - hot: in the phases of what a system does, at least its reference event's hotAt tests per occurrence of it;
  * - rare: there, but less often;
  * - setup: only in setup/teardown phases (something started or stopped);
  * - boot: only while the kernel booted;
@@ -44,12 +50,11 @@ export interface ReferenceCount {
  */
 export type PathKind = 'hot' | 'rare' | 'setup' | 'boot' | 'never';
 
-/** One test in every hundred occurrences of the event that drives it. */
-export const HOT_PER_EVENT = 0.01;
-
 export interface PerEvent {
   event: string;
   events: string;
+  /** The reference event's hotAt. */
+  hotAt: number;
   /** Tests per occurrence, rounded to 3 significant digits. */
   per: number;
 }
@@ -72,12 +77,12 @@ export function perEvent(hits: Record<string, number>, refs: ReferenceCount[], p
     const cos = dot(mine, theirs) / Math.sqrt(dot(mine, mine) * dot(theirs, theirs));
     if (!best || cos > best.cos + 1e-9) best = { ref: r, cos, per: total / sum(theirs) };
   }
-  return best && { event: best.ref.name, events: best.ref.plural, per: Number(best.per.toPrecision(3)) };
+  return best && { event: best.ref.name, events: best.ref.plural, hotAt: best.ref.hotAt, per: Number(best.per.toPrecision(3)) };
 }
 
 export function pathOf(hits: Record<string, number>, boot: number | null, per: PerEvent | undefined, phases: Phase[]): PathKind {
   const inPhases = (setup: boolean) => sum(phases.filter((p) => !!p.setup === setup).map((p) => hits[p.name] ?? 0));
-  if (inPhases(false) > 0) return per && per.per >= HOT_PER_EVENT ? 'hot' : 'rare';
+  if (inPhases(false) > 0) return per && per.per >= per.hotAt ? 'hot' : 'rare';
   if (inPhases(true) > 0) return 'setup';
   return (boot ?? 0) > 0 ? 'boot' : 'never';
 }

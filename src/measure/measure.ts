@@ -287,7 +287,8 @@ function bootProblems(run: GuestRun): string[] {
 function referenceEvents(kernel: ReturnType<typeof kernelSymbols>): ReferenceCount[] {
   return REFERENCES.map((r, i) => {
     const symbol = r.symbols.map((re) => kernel.unique(re)).find(Boolean);
-    return symbol ? { name: r.name, plural: r.plural, symbol, event: `ref${i}` } : { name: r.name, plural: r.plural, notMeasured: r.absent };
+    const ref = { name: r.name, plural: r.plural, hotAt: r.hotAt };
+    return symbol ? { ...ref, symbol, event: `ref${i}` } : { ...ref, notMeasured: r.absent };
   });
 }
 

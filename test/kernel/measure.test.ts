@@ -34,6 +34,20 @@ test('measure boots the minimal+lockdep kernel under QEMU and counts at least on
   expect(['kvm', 'tcg']).toContain(m.accel);
   const hot = m.candidates.filter((c) => (c.hits?.perSecond ?? 0) > 0);
   expect(hot.length).toBeGreaterThan(0);
+  // The reference events beside them, each counted in the phases that do what it counts.
+  const ref = (name: string) => m.references.find((x) => x.name === name)!;
+  console.log(`measure: references ${m.references.map((x) => `${x.name} ${x.symbol ?? x.notMeasured} ${JSON.stringify(x.phases ?? {})}`).join('; ')}`);
+  expect(m.references.map((x) => x.name)).toEqual(['system call', 'page allocation', 'context switch', 'packet sent', 'task exit']);
+  expect(m.references.every((x) => x.phases)).toBe(true);
+  expect(ref('packet sent').phases!.net).toBeGreaterThan(0);
+  expect(ref('task exit').phases!.build).toBeGreaterThan(ref('task exit').phases!.idle!);
+  expect(ref('page allocation').phases!.memory).toBeGreaterThan(ref('page allocation').phases!.idle!);
+  expect(m.boot.phases.map((p) => [p.name, p.status])).toEqual([['build', 0], ['net', 0], ['memory', 0], ['idle', 0], ['services', 0]]);
+  // Every measured flag has a path; one tested in the phases of what a system does has its tests per event too.
+  for (const c of hot) expect(['hot', 'rare', 'setup']).toContain(c.hits!.path);
+  for (const c of hot.filter((x) => ['hot', 'rare'].includes(x.hits!.path!))) expect(c.hits!.perEvent!.per).toBeGreaterThan(0);
+  // memcg's flags are read when a cgroup is made or freed: only in the services phase, a setup/teardown path.
+  for (const c of m.candidates.filter((x) => x.variable.startsWith('cgroup_memory_no') && x.hits?.perSecond)) expect(c.hits!.path).toBe('setup');
   for (const c of m.candidates) {
     if (c.hits) {
       expect(c.notMeasured).toBeUndefined();

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
-import { DEMO_FLAGS } from '../../src/commands/start.js';
+import { DEMO_FLAGS, demoFlags } from '../../src/commands/start.js';
+import { formatHotness } from '../../src/measure/hotness.js';
 import type { MeasureReport } from '../../src/measure/measure.js';
 import { checkpatchMail } from '../../src/check/checks/checkpatch.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
@@ -27,17 +28,15 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
   const tree = await userTree();
   const r = await cli(['--tree', tree.root, 'start'], { cwd });
   expect(r.code, r.err).toBe(0);
-  // The demo flags are the hottest auto flags of the measured minimal kernel that were tested at all, less those the
-  // draft's object code refuted (generate says which and plans again without them).
+  // The demo flags are the hottest auto flags on a hot path of the measured minimal kernel, less those the draft's
+  // object code refuted (generate says which and plans again without them).
   const m = JSON.parse((await cli(['--tree', tree.root, 'measure', ...MEASURED, '--json'])).out) as MeasureReport;
   expect(m.cached).toBe(true);
   const refuted = new Set([...r.err.matchAll(/the draft's object code refutes (.*): planning again/g)].flatMap((x) => x[1]!.split(', ').map((claim) => claim.split(' ')[0]!)));
-  const hottest = m.candidates
-    .filter((c) => c.verdict === 'auto' && (c.hits?.perSecond ?? 0) > 0 && !refuted.has(c.variable))
-    .sort((a, b) => b.hits!.perSecond! - a.hits!.perSecond!)
-    .slice(0, DEMO_FLAGS);
+  const hottest = demoFlags(m).pool.filter((c) => !refuted.has(c.variable)).slice(0, DEMO_FLAGS);
   expect(hottest.length).toBeGreaterThan(0);
-  console.log(`start: ${hottest.map((c) => `${c.variable} ${c.hits!.perSecond}/s`).join(', ')}; refuted by the draft: ${[...refuted].join(', ') || 'none'}`);
+  expect(hottest.every((c) => c.hits!.path === 'hot')).toBe(true);
+  console.log(`start: ${hottest.map((c) => `${c.variable} ${formatHotness(c.hits!)}`).join(', ')}; refuted by the draft: ${[...refuted].join(', ') || 'none'}`);
   // One series per maintainer tree, each its own folder; together they hold the demo flags.
   const dirs = fs.readdirSync(path.join(cwd, 'out')).filter((d) => d.startsWith('static-keys')).map((d) => path.join(cwd, 'out', d, 'v1'));
   expect(dirs.length).toBeGreaterThan(0);
@@ -58,7 +57,7 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
       const text = fs.readFileSync(path.join(dir, f), 'utf8');
       expect((await runCheckpatch(tree.root, text, { strict: true })).findings).toEqual([]);
       expect(text).toMatch(/in all: \d+ tests?, \d+ insns\/\d+ bytes -> \d+ jump labels?, \d+ insns?\/\d+ bytes/);
-      expect(text.replace(/\n/g, ' ')).toMatch(/its tests ran [\d.]+ times per second of the default workload/);
+      expect(text.replace(/\n/g, ' ')).toMatch(/its tests ran (1 per [\d.]+|[\d.]+ per) [a-z ]+ \([\d.]+ times per second of the default workload\)/);
       // As a maintainer reads it: the hint sentence against the diff, the config line against the .config, every
       // function named against what the patch touches.
       const mail = readMail(text);

@@ -15,10 +15,10 @@ const phases: Phase[] = [
 ];
 const workload: Workload = { name: 'default', what: '', phases };
 const refs: ReferenceCount[] = [
-  { name: 'task exit', plural: 'task exits', phases: { build: 100, net: 10, services: 3 } },
-  { name: 'packet sent', plural: 'packets sent', phases: { build: 0, net: 600, services: 0 } },
-  { name: 'system call', plural: 'system calls', phases: { build: 9000, net: 3000, services: 50 } },
-  { name: 'page allocation', plural: 'page allocations', notMeasured: 'no such function' },
+  { name: 'task exit', plural: 'task exits', hotAt: 0.5, phases: { build: 100, net: 10, services: 3 } },
+  { name: 'packet sent', plural: 'packets sent', hotAt: 0.01, phases: { build: 0, net: 600, services: 0 } },
+  { name: 'system call', plural: 'system calls', hotAt: 0.01, phases: { build: 9000, net: 3000, services: 50 } },
+  { name: 'page allocation', plural: 'page allocations', hotAt: 0.01, notMeasured: 'no such function' },
 ];
 
 function candidate(...sites: MeasureSite[]): MeasuredCandidate {
@@ -61,26 +61,29 @@ test('hits per phase: an event missing from a later reading had no hit there; ab
   expect(b.notMeasured).toBe('the kernel refused a kprobe at b+0x4');
   expect(m.hits).toMatchObject({ phases: { build: 100, net: 60, services: 1 }, perSecond: 80.5, path: 'hot' });
   // 160 tests in the system phases (100, 60): nearer the system calls' 9000 and 3000 than the task exits' 100 and 10.
-  expect(m.hits!.perEvent).toEqual({ event: 'system call', events: 'system calls', per: 0.0133 });
+  expect(m.hits!.perEvent).toEqual({ event: 'system call', events: 'system calls', hotAt: 0.01, per: 0.0133 });
 });
 
 describe('hotness per event', () => {
   test('the reference event is the one whose counts follow the flag across the phases, not the rarest one', () => {
-    expect(perEvent({ build: 0, net: 1200 }, refs, phases)).toEqual({ event: 'packet sent', events: 'packets sent', per: 2 });
-    expect(perEvent({ build: 90, net: 30 }, refs, phases)).toEqual({ event: 'system call', events: 'system calls', per: 0.01 });
+    expect(perEvent({ build: 0, net: 1200 }, refs, phases)).toEqual({ event: 'packet sent', events: 'packets sent', hotAt: 0.01, per: 2 });
+    expect(perEvent({ build: 90, net: 30 }, refs, phases)).toEqual({ event: 'system call', events: 'system calls', hotAt: 0.01, per: 0.01 });
     expect(perEvent({ build: 0, net: 0, services: 9 }, refs, phases)).toBeUndefined();
   });
 
   test('hot, rare, setup/teardown, boot only, never', () => {
-    expect(pathOf({ build: 90, net: 30 }, null, { event: 'system call', events: 'system calls', per: 0.01 }, phases)).toBe('hot');
-    expect(pathOf({ build: 9, net: 3 }, null, { event: 'system call', events: 'system calls', per: 0.001 }, phases)).toBe('rare');
+    expect(pathOf({ build: 90, net: 30 }, null, { event: 'system call', events: 'system calls', hotAt: 0.01, per: 0.01 }, phases)).toBe('hot');
+    expect(pathOf({ build: 9, net: 3 }, null, { event: 'system call', events: 'system calls', hotAt: 0.01, per: 0.001 }, phases)).toBe('rare');
     expect(pathOf({ build: 0, net: 0, services: 5 }, 3, undefined, phases)).toBe('setup');
+    // Task exits are rarer: a flag driven by them is hot only when tested at most every second exit.
+    expect(pathOf({ build: 4, net: 0 }, null, { event: 'task exit', events: 'task exits', hotAt: 0.5, per: 0.026 }, phases)).toBe('rare');
+    expect(pathOf({ build: 150, net: 0 }, null, { event: 'task exit', events: 'task exits', hotAt: 0.5, per: 1 }, phases)).toBe('hot');
     expect(pathOf({ build: 0, services: 0 }, 3, undefined, phases)).toBe('boot');
     expect(pathOf({}, 0, undefined, phases)).toBe('never');
   });
 
   test('as messages say it', () => {
-    expect(formatPerEvent({ event: 'page allocation', events: 'page allocations', per: 2.5 })).toBe('2.5 per page allocation');
-    expect(formatPerEvent({ event: 'context switch', events: 'context switches', per: 0.0125 })).toBe('1 per 80 context switches');
+    expect(formatPerEvent({ event: 'page allocation', events: 'page allocations', hotAt: 0.01, per: 2.5 })).toBe('2.5 per page allocation');
+    expect(formatPerEvent({ event: 'context switch', events: 'context switches', hotAt: 0.01, per: 0.0125 })).toBe('1 per 80 context switches');
   });
 });

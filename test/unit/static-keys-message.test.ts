@@ -1,6 +1,7 @@
 // Every sentence of a static-keys message follows a fact of that patch: one C file per case, differing from the
 // base case in one fact (a hint kept or added, a __setup() or an initcall writer, a lock held or not, enable only or
 // enable and disable, a test the compiler copies), planned and rendered as generate does; the sentence changes with it.
+import { succeededCall } from '../../src/recipes/static-keys/facts.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -87,13 +88,22 @@ describe('writers', () => {
     expect(m).toContain('one instruction that is a NOP while the command line gives no flag=,');
     expect(m).not.toContain('value of a running system,');
     const init = await message(source(TEST_HINTED, INITCALL));
-    expect(init).toContain('one instruction that is a NOP while the key has the value of a running system,');
+    expect(init).toContain('one instruction that is a NOP once the initcall flag_init() has switched the key,');
   });
   test('an initcall: process context, where the call may sleep; no lock, so nothing said of one', async () => {
     const m = await message(source(TEST_HINTED, INITCALL));
     expect(m).toContain('flag_init() runs from an initcall on every boot: do_initcalls() calls it in the kernel_init thread, in process context with interrupts on, where static_branch_enable() may sleep.');
     expect(m).not.toContain('lock');
     expect(m).not.toMatch(/__setup|start_kernel/);
+  });
+  test('an initcall that returns early when a call fails sets the flag only when that call succeeds, and says so', async () => {
+    const registering = 'static int __init flag_init(void)\n{\n\tint rc;\n\n\trc = register_family(&fam);\n\tif (rc)\n\t\treturn rc;\n\n\tflag = true;\n\treturn 0;\n}\nlate_initcall(flag_init);\n';
+    const m = await message(source(TEST_HINTED, registering));
+    expect(m).toContain('flag_init() runs from an initcall on every boot and stores the flag only when register_family() succeeds:');
+    expect(m).toContain('As that initcall changes it on every boot where register_family() succeeds,');
+    expect(m).toContain('a NOP once the initcall flag_init() has switched the key (when register_family() succeeds),');
+    expect(succeededCall('\n\tint err = 0;\n\terr = foo_init(x);\n\tif (err < 0) {\n\t\tpr_err("no");\n\t\treturn err;\n\t}\n')).toBe('foo_init()');
+    expect(succeededCall('\n\trc = foo();\n\tif (rc)\n\t\tgoto out;\n')).toBe(false);
   });
   test('an initcall holding a mutex: the lock is named', async () => {
     const m = await message(source(TEST_HINTED, INITCALL_LOCKED));
@@ -222,6 +232,9 @@ describe('subject prefixes', () => {
 
     expect((await plan({ 'kernel/time/clocksource.c': text }, { subjectsOf: subjects })).patches[0]!.subject).toBe('clocksource: Convert flag to a static key');
     expect((await plan({ 'kernel/time/clocksource.c': text })).patches[0]!.subject).toBe('time/clocksource: Convert flag to a static key');
+    // mm writes "memcg: convert ...": the history's case of the first word is kept.
+    const mm = async () => ['memcg: fix a leak', 'memcg: use folio', 'memcg: Remove a check', 'Revert "memcg: x"'];
+    expect((await plan({ 'mm/memcontrol.c': text }, { subjectsOf: mm })).patches[0]!.subject).toBe('memcg: convert flag to a static key');
   });
 });
 

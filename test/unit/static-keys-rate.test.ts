@@ -17,9 +17,9 @@ const FILES: Record<string, string> = {
 };
 
 const RATES: Record<string, FlagHits | { notMeasured: string }> = {
-  cold_flag: { perSecond: 3, boot: 40, path: 'rare', perEvent: { event: 'system call', events: 'system calls', per: 0.001 } },
-  hot_flag: { perSecond: 52000, boot: 900, path: 'hot', perEvent: { event: 'page allocation', events: 'page allocations', per: 2.5 } },
-  warm_flag: { perSecond: 480.5, boot: null, path: 'hot', perEvent: { event: 'packet sent', events: 'packets sent', per: 0.02 } },
+  cold_flag: { perSecond: 3, boot: 40, path: 'rare', perEvent: { event: 'system call', events: 'system calls', hotAt: 0.01, per: 0.001 } },
+  hot_flag: { perSecond: 52000, boot: 900, path: 'hot', perEvent: { event: 'page allocation', events: 'page allocations', hotAt: 0.01, per: 2.5 } },
+  warm_flag: { perSecond: 480.5, boot: null, path: 'hot', perEvent: { event: 'packet sent', events: 'packets sent', hotAt: 0.01, per: 0.02 } },
 };
 
 const runtime: RuntimeEvidence = { config: 'minimal', workload: 'default', accel: 'tcg', of: (_file, v) => RATES[v] };

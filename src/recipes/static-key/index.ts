@@ -102,6 +102,21 @@ export function historyPrefix(subjects: string[]): string | undefined {
   return best;
 }
 
+/**
+ * How the file's history starts a subject after its prefix: 'lower' when most do with a lower-case word (mm writes
+ * "memcg: convert ..."), 'upper' when most do with a capital, undefined without history.
+ */
+export function historyCase(subjects: string[]): 'lower' | 'upper' | undefined {
+  let lower = 0;
+  let upper = 0;
+  for (const s of subjects) {
+    if (/^(Revert|Merge|Reapply)\b/.test(s)) continue;
+    const m = /^(?:[\w.+/-]+: )+([a-zA-Z])/.exec(s.replace(/^\[[^\]]*\]\s*/, ''));
+    if (m) m[1]! === m[1]!.toLowerCase() ? lower++ : upper++;
+  }
+  return lower + upper === 0 ? undefined : lower > upper ? 'lower' : 'upper';
+}
+
 /** The static_branch_*() calls these writes became, once each: "static_branch_disable()", "static_branch_enable()". */
 export function branchCalls(writes: Conversion['writes']): string[] {
   return [...new Set(writes.map((w) => (w.enable ? 'static_branch_enable()' : 'static_branch_disable()')))].sort();

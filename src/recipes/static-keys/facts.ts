@@ -23,6 +23,18 @@ export interface WriterFact {
   lock: string | false;
   /** For a boot-option handler: the option as its __setup()/early_param() line names it ("cgroup.memory="), or false. */
   option: string | false;
+  /**
+   * The call whose failure returns from the function before the write ("genl_register_family()": `rc = f(); if (rc)
+   * return rc;` above it), so the flag is set only when that call succeeds; false when no such return comes first.
+   */
+  after: string | false;
+}
+
+/** The last `x = f(...); if (x) return` (or `if (x < 0)`) before `at` in the body text: f's name. */
+export function succeededCall(body: string): string | false {
+  let found: string | false = false;
+  for (const m of body.matchAll(/\b(\w+)\s*=\s*(\w+)\s*\([^;]*\);\s*if\s*\(\s*\1\s*(?:<\s*0\s*)?\)\s*(?:\{\s*)?(?:[^;{}]*;\s*)?return\b/g)) found = `${m[2]!}()`;
+  return found;
 }
 
 /** The option string of the __setup()/early_param() line that registers one of `functions` (a handler, or its callers). */
@@ -58,6 +70,7 @@ export function writerFacts(file: string, baseText: string, c: FlagCandidate, co
       everyBoot: w.everyBoot === true,
       lock: lock ? `${lock.call}() at ${lock.where}` : false,
       option: w.context === 'initcall' ? false : optionOf(baseText, [name, ...chainFunctions(w.via)]),
+      after: def ? succeededCall(baseText.slice(def.open, cf.lines.lineStart(w.line))) : false,
     };
     const seen = byFunction.get(name);
     // A function that writes twice is one writer: every boot if any write is, its lock if any write holds one.

@@ -5,7 +5,7 @@ import { ParamError, RecipeError, TransformError } from '../../errors.js';
 import type { Params } from '../../templates/params.js';
 import type { TemplateVars } from '../../templates/render.js';
 import { convertFlag } from '../static-key/convert.js';
-import { archPath, describe, fragments, historyPrefix, subjectPrefix } from '../static-key/index.js';
+import { archPath, describe, fragments, historyCase, historyPrefix, subjectPrefix } from '../static-key/index.js';
 import type { FlagCandidate } from '../static-key/scan.js';
 import { staticKeyVerifier } from '../static-key/verify.js';
 import type { Route } from '../../mail/route.js';
@@ -66,7 +66,7 @@ export const staticKeys: RecipeCode = {
           const writers = writerFacts(file, baseText, c, conv);
           // Set only by boot options: the key's NOP is the path of a command line without them.
           const options = writers.length > 0 && writers.every((w) => w.option) ? [...new Set(writers.map((w) => w.option as string))] : [];
-          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue });
+          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -264,17 +264,20 @@ async function groupByMaintainers(ctx: RecipeContext, files: { file: string; fla
     groups.get(id)!.files.push(f);
   });
   const entryPrefix = new Map(files.map((f, i) => [f.file, routes[i]!.prefix]));
-  const history = await Promise.all(files.map(async (f) => historyPrefix((await ctx.subjectsOf?.(f.file)) ?? [])));
-  const usual = new Map(files.map((f, i) => [f.file, history[i]]));
+  const subjects = await Promise.all(files.map(async (f) => (await ctx.subjectsOf?.(f.file)) ?? []));
+  const usual = new Map(files.map((f, i) => [f.file, historyPrefix(subjects[i]!)]));
+  const cases = new Map(files.map((f, i) => [f.file, historyCase(subjects[i]!)]));
   return [...groups.values()].map((g) => {
     const flags = g.files.flatMap((f) => f.flags);
     const told = [...new Set(g.files.map((f) => usual.get(f.file)))];
     const entry = [...new Set(g.files.map((f) => entryPrefix.get(f.file)))];
+    // The subject's first word in the case of the files' history ("memcg: convert ..."), capitalised without one.
+    const convert = g.files.every((f) => cases.get(f.file) === 'lower') ? 'convert' : 'Convert';
     return {
       prefix: told.length === 1 && told[0] ? told[0] : entry.length === 1 && entry[0] ? entry[0] : groupPrefix(g.files.map((f) => f.file)),
       tree: g.route.tree,
       route: g.route,
-      title: flags.length === 1 ? `Convert ${flags[0]!.flag} to a static key` : `Convert ${flags.length} ${flags.some((f) => f.toggle) ? 'flags' : 'boot-time flags'} to static keys`,
+      title: flags.length === 1 ? `${convert} ${flags[0]!.flag} to a static key` : `${convert} ${flags.length} ${flags.some((f) => f.toggle) ? 'flags' : 'boot-time flags'} to static keys`,
       maintainers: g.maintainers,
       files: g.files,
       flags,
