@@ -51,6 +51,12 @@ test('records reads and writes with their functions', () => {
   expect(c.initiallyTrue).toBe(false);
 });
 
+test('bootOnly: a flag only boot-time code writes becomes an _RO key; without it the key is as the flag was', () => {
+  const input = fs.readFileSync(path.join(FIXTURES, 'read-mostly-bool.input.c'), 'utf8');
+  expect(convertFlag('x.c', input, 'sample_tracing', 'k', templateFragments(), undefined, { bootOnly: true }).text).toContain('DEFINE_STATIC_KEY_FALSE_RO(k);');
+  expect(convertFlag('x.c', input, 'sample_tracing', 'k', templateFragments()).text).toContain('DEFINE_STATIC_KEY_FALSE(k);');
+});
+
 test('a comment naming a flag that is also the name of a boot option (a string of the file) is left as it is', () => {
   const input = 'static bool force_ep;\n/* force_ep: see the force_ep option */\nvoid a(void)\n{\n\tif (force_ep)\n\t\tb();\n}\nstatic int __init s(char *x)\n{\n\tforce_ep = true;\n\treturn 1;\n}\n__setup("force_ep", s);\n';
   const c = convertFlag('x.c', input, 'force_ep', 'force_ep_key', templateFragments());

@@ -105,6 +105,19 @@ describe('writers', () => {
     expect(succeededCall('\n\tint err = 0;\n\terr = foo_init(x);\n\tif (err < 0) {\n\t\tpr_err("no");\n\t\treturn err;\n\t}\n')).toBe('foo_init()');
     expect(succeededCall('\n\trc = foo();\n\tif (rc)\n\t\tgoto out;\n')).toBe(false);
   });
+  test('one writer of two flags (as cgroup.memory= sets nosocket and nobpf) is described once in their patch', async () => {
+    const two = 'static bool one __read_mostly;\nstatic bool two __read_mostly;\n\nvoid hot(void)\n{\n\tif (unlikely(one))\n\t\tslow();\n\tif (unlikely(two))\n\t\tslower();\n}\n\nstatic int __init both_setup(char *s)\n{\n\tone = true;\n\ttwo = true;\n\treturn 1;\n}\n__setup("both", both_setup);\n';
+    const m = await message(two);
+    expect(m.match(/both_setup\(\) is a __setup\(\) handler/g)).toHaveLength(1);
+    expect(m).toContain('Turn one into the static key one_key');
+    expect(m).toContain('Turn two into the static key two_key');
+  });
+  test('a flag only boot-time code writes becomes an _RO key, and the message says why; a __ro_after_init one says nothing new', async () => {
+    const m = await message(source(TEST_HINTED, INITCALL));
+    expect(m).toContain('As only boot-time code writes it, before mark_readonly(), the key is defined with DEFINE_STATIC_KEY_FALSE_RO(): read-only after init.');
+    const ro = await message(source(TEST_HINTED, INITCALL).replace('static bool flag __read_mostly;', 'static bool flag __ro_after_init;'));
+    expect(ro).not.toContain('mark_readonly');
+  });
   test('an initcall holding a mutex: the lock is named', async () => {
     const m = await message(source(TEST_HINTED, INITCALL_LOCKED));
     expect(m).toMatch(/It holds mutex_lock\(\) at kernel\/k\.c:\d+ when it stores the flag\./);

@@ -70,7 +70,11 @@ const STATIC_KEY_API = /\b(?:static_branch_\w+|static_key_\w+|(?:DEFINE|DECLARE)
  * the value the flag holds on a running system (default: its initial value; an initcall that sets it on every boot
  * makes that value the usual one), so the usual path is the NOP.
  */
-export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean): Conversion {
+/**
+ * `bootOnly`: every writer runs before mark_readonly() (boot-option handlers, initcalls), so the key is defined _RO
+ * as a flag marked __ro_after_init is.
+ */
+export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean, opts: { bootOnly?: boolean } = {}): Conversion {
   const { masked, blocks } = readC(text);
   const lines = new LineIndex(text);
   const refuse = (offset: number, why: string): never => {
@@ -94,7 +98,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
 
   const decl = parseDeclaration(masked, topLevel[0]!, flag, refuse);
   const replacements: Replacement[] = [
-    { ...decl.span, kind: 'declaration', text: fragments.define({ key, initiallyTrue: decl.initiallyTrue, readOnlyAfterInit: decl.readOnlyAfterInit }) },
+    { ...decl.span, kind: 'declaration', text: fragments.define({ key, initiallyTrue: decl.initiallyTrue, readOnlyAfterInit: decl.readOnlyAfterInit || !!opts.bootOnly }) },
   ];
   for (const at of uses.filter((u) => !blocks.isTopLevel(u))) {
     const write = parseWrite(masked, at, flag, decl.type, refuse);
@@ -136,7 +140,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     text: out,
     type: decl.type,
     initiallyTrue: decl.initiallyTrue,
-    readOnlyAfterInit: decl.readOnlyAfterInit,
+    readOnlyAfterInit: decl.readOnlyAfterInit || !!opts.bootOnly,
     declaration: of('declaration')[0]!,
     reads: of('read'),
     writes: of('write'),

@@ -28,6 +28,8 @@ interface FlagVars extends TemplateVars {
   usualValue: boolean;
   /** A runtime toggle, converted with a setter for its interface. */
   toggle: boolean;
+  /** The key is defined _RO (the flag was __ro_after_init, or only boot-time code writes it). */
+  readOnly: boolean;
   /** Hits per second of the measured workload (null: not measured, or the boot workload). */
   perSecond: number | null;
   /** One sentence on how often the tests ran, or why they were not measured. */
@@ -58,7 +60,7 @@ export const staticKeys: RecipeCode = {
           // A runtime toggle gets a setter for its interface (static-key-toggle's conversion); a boot-time flag does not.
           const toggle = c.verdict === 'manual';
           const tc = toggle ? convertToggle(file, text, c.variable, key, toggleFragments(ctx)) : undefined;
-          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue);
+          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue, { bootOnly: bootOnly(c) });
           text = conv.text;
           const facts = tc ? { ...toggleVars(tc), toggle: true } : { ...describe(conv), toggle: false };
           // Documentation that names the flag describes it, not the key: reported, for the author to judge.
@@ -66,7 +68,7 @@ export const staticKeys: RecipeCode = {
           const writers = writerFacts(file, baseText, c, conv);
           // Set only by boot options: the key's NOP is the path of a command line without them.
           const options = writers.length > 0 && writers.every((w) => w.option) ? [...new Set(writers.map((w) => w.option as string))] : [];
-          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false });
+          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && bootOnly(c) && !/__ro_after_init/.test(baseText.split('\n')[c.line - 1] ?? '') ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -121,7 +123,7 @@ export const staticKeys: RecipeCode = {
 
   transform(ctx, file, text, vars) {
     let out = text;
-    for (const f of vars.flags as FlagVars[]) out = (f.toggle ? convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)) : convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue)).text;
+    for (const f of vars.flags as FlagVars[]) out = (f.toggle ? convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)) : convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { bootOnly: f.readOnly })).text;
     return out;
   },
 
@@ -178,6 +180,27 @@ function select(found: FlagCandidate[], only: string[], paths: string[], runtime
     }
     return c;
   });
+}
+
+/** Every write of the flag runs before mark_readonly(): from a boot-option handler or an initcall. */
+function bootOnly(c: FlagCandidate): boolean {
+  return c.writes.length > 0 && c.writes.every((w) => ['setup', 'early_param', 'initcall'].includes(w.context));
+}
+
+/**
+ * One statement per fact: a writer that sets two flags of the patch (cgroup_memory() sets nosocket and nobpf) is
+ * described at the first one; at the next, `said` tells the template it was.
+ */
+function saidOnce<F extends TemplateVars & { writerFacts?: WriterFact[] }>(flags: F[]): F[] {
+  const seen = new Set<string>();
+  return flags.map((f) => ({
+    ...f,
+    writerFacts: (f.writerFacts ?? []).map((w) => {
+      const said = seen.has(w.function);
+      seen.add(w.function);
+      return { ...w, said };
+    }),
+  }));
 }
 
 /** "family_registered (auto; hot path, 1 per task exit, 23.6/s)", with a manual one's needs. */
@@ -268,7 +291,7 @@ async function groupByMaintainers(ctx: RecipeContext, files: { file: string; fla
   const usual = new Map(files.map((f, i) => [f.file, historyPrefix(subjects[i]!)]));
   const cases = new Map(files.map((f, i) => [f.file, historyCase(subjects[i]!)]));
   return [...groups.values()].map((g) => {
-    const flags = g.files.flatMap((f) => f.flags);
+    const flags = saidOnce(g.files.flatMap((f) => f.flags));
     const told = [...new Set(g.files.map((f) => usual.get(f.file)))];
     const entry = [...new Set(g.files.map((f) => entryPrefix.get(f.file)))];
     // The subject's first word in the case of the files' history ("memcg: convert ..."), capitalised without one.
