@@ -118,6 +118,11 @@ describe('writers', () => {
     const ro = await message(source(TEST_HINTED, INITCALL).replace('static bool flag __read_mostly;', 'static bool flag __ro_after_init;'));
     expect(ro).not.toContain('mark_readonly');
   });
+  test('a flag the same option sets that stays a flag is named, with the scan\'s reason (cgroup_memory_nokmem)', async () => {
+    const three = 'static bool one __read_mostly;\nstatic bool kept __read_mostly;\n\nvoid hot(void)\n{\n\tif (unlikely(one))\n\t\tslow();\n}\n\nbool kept_value(void)\n{\n\treturn kept;\n}\n\nstatic int __init both_setup(char *s)\n{\n\tone = true;\n\tkept = true;\n\treturn 1;\n}\n__setup("both", both_setup);\n';
+    const m = await message(three);
+    expect(m).toMatch(/ kept, which the __setup\(\) handler both_setup\(\) also sets, stays a flag: the scan marks it reject: never tested in a branch condition\./);
+  });
   test('an initcall holding a mutex: the lock is named', async () => {
     const m = await message(source(TEST_HINTED, INITCALL_LOCKED));
     expect(m).toMatch(/It holds mutex_lock\(\) at kernel\/k\.c:\d+ when it stores the flag\./);

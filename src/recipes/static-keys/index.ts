@@ -68,7 +68,7 @@ export const staticKeys: RecipeCode = {
           const writers = writerFacts(file, baseText, c, conv);
           // Set only by boot options: the key's NOP is the path of a command line without them.
           const options = writers.length > 0 && writers.every((w) => w.option) ? [...new Set(writers.map((w) => w.option as string))] : [];
-          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && bootOnly(c) && !/__ro_after_init/.test(baseText.split('\n')[c.line - 1] ?? '') ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false });
+          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && bootOnly(c) && !/__ro_after_init/.test(baseText.split('\n')[c.line - 1] ?? '') ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false, siblings: siblingsOf(c, found, chosen) });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -180,6 +180,17 @@ function select(found: FlagCandidate[], only: string[], paths: string[], runtime
     }
     return c;
   });
+}
+
+/**
+ * The flags the same functions write that this series leaves as they are (cgroup.memory= sets nosocket, nobpf and
+ * nokmem): each with why, so the message explains the difference instead of leaving a maintainer to ask.
+ */
+function siblingsOf(c: FlagCandidate, found: FlagCandidate[], chosen: FlagCandidate[]): { flag: string; why: string }[] {
+  const writers = new Set(c.writes.map((w) => w.function).filter(Boolean));
+  return found
+    .filter((o) => o.file === c.file && o.variable !== c.variable && !chosen.includes(o) && o.writes.some((w) => w.function && writers.has(w.function)))
+    .map((o) => ({ flag: o.variable, why: o.verdict === 'auto' ? 'it is not converted in this series (kseries measure says how hot its tests are)' : `the scan marks it ${o.verdict}: ${o.reasons[0] ?? 'see kseries scan static-keys'}` }));
 }
 
 /** Every write of the flag runs before mark_readonly(): from a boot-option handler or an initcall. */
