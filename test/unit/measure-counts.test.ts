@@ -3,7 +3,9 @@
 import { describe, expect, test } from 'vitest';
 import type { GuestRun } from '../../src/boot/guest.js';
 import type { Phase, Workload } from '../../src/boot/workloads.js';
-import { countHits, type MeasuredCandidate, type MeasureSite } from '../../src/measure/measure.js';
+import { countHits, type Hits, type MeasuredCandidate, type MeasureReport, type MeasureSite } from '../../src/measure/measure.js';
+import { demoFlags } from '../../src/commands/start.js';
+import { describeHot } from '../../src/recipes/static-keys/index.js';
 import type { ProbeEvent } from '../../src/measure/events.js';
 import { formatPerEvent, pathOf, perEvent, type ReferenceCount } from '../../src/measure/hotness.js';
 
@@ -85,5 +87,34 @@ describe('hotness per event', () => {
   test('as messages say it', () => {
     expect(formatPerEvent({ event: 'page allocation', events: 'page allocations', hotAt: 0.01, per: 2.5 })).toBe('2.5 per page allocation');
     expect(formatPerEvent({ event: 'context switch', events: 'context switches', hotAt: 0.01, per: 0.0125 })).toBe('1 per 80 context switches');
+  });
+});
+
+describe('what npm start converts', () => {
+  const c = (variable: string, verdict: 'auto' | 'manual', hits?: Partial<Hits>): MeasuredCandidate => ({
+    ...candidate(),
+    variable,
+    verdict,
+    needs: verdict === 'manual' ? ['a param setter'] : [],
+    ...(hits ? { hits: { boot: null, perSecond: 1, workload: 'default', config: 'c', phases: {}, ...hits } } : { notMeasured: 'not built' }),
+  });
+  const report = (...candidates: MeasuredCandidate[]) => ({ candidates }) as unknown as MeasureReport;
+
+  test('only auto flags on a hot path, hottest by tests per event; the hottest of any verdict are named when none is', () => {
+    const per = (n: number) => ({ event: 'system call', events: 'system calls', hotAt: 0.01, per: n });
+    const m = report(
+      c('setup_only', 'auto', { path: 'setup', perSecond: 900 }),
+      c('warm', 'auto', { path: 'hot', perEvent: per(0.05), perSecond: 20 }),
+      c('hotter', 'auto', { path: 'hot', perEvent: per(2), perSecond: 10 }),
+      c('manual_hot', 'manual', { path: 'hot', perEvent: per(5), perSecond: 4000 }),
+      c('unmeasured', 'auto'),
+    );
+    expect(demoFlags(m).pool.map((x) => x.variable)).toEqual(['hotter', 'warm']);
+    const none = demoFlags(report(c('setup_only', 'auto', { path: 'setup', perSecond: 900 }), c('manual_hot', 'manual', { path: 'hot', perEvent: per(5), perSecond: 4000 })));
+    expect(none.pool).toEqual([]);
+    expect(none.hottest.map((x) => describeHot(x, x.hits!))).toEqual([
+      'manual_hot (manual, needs a param setter; hot path, 5 per system call, 4000/s)',
+      'setup_only (auto; setup/teardown path, 900/s)',
+    ]);
   });
 });
