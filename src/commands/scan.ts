@@ -1,6 +1,6 @@
 import { formatHotness } from '../measure/hotness.js';
 import { measure } from '../measure/measure.js';
-import { scanStaticKeys } from '../scan/static-keys.js';
+import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
 import type { Hits, MeasuredKinds } from '../measure/measure.js';
 import { openTree } from '../tree/tree.js';

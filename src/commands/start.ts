@@ -5,7 +5,7 @@ import { isRoot } from '../system.js';
 import { MissingToolError } from '../errors.js';
 import { measure, type MeasuredCandidate, type MeasureReport } from '../measure/measure.js';
 import { byHotness } from '../measure/hotness.js';
-import { describeHot } from '../recipes/static-keys/index.js';
+import { describeHot } from '../recipes/static-key/tree-wide/index.js';
 import type { KernelTree } from '../tree/tree.js';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import { emitSeries } from '../series/emit.js';

@@ -11,7 +11,7 @@ import { KernelBuild } from '../build/builder.js';
 import { setSymbols } from '../build/kbuild.js';
 import { withProgress, type OnProgress } from '../progress.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
-import { scanStaticKeys } from '../scan/static-keys.js';
+import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import { readAtCommit } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
 import { retire, sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';

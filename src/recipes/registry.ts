@@ -6,8 +6,8 @@ import { registerProver } from '../check/proofs/registry.js';
 import { staticKeyBootCheck } from './static-key/boot-check.js';
 import { kprobePostProver } from '../kprobe/prover.js';
 import { staticKey } from './static-key/index.js';
-import { staticKeyToggle } from './static-key-toggle/index.js';
-import { staticKeys } from './static-keys/index.js';
+import { staticKeyToggle } from './static-key/toggle/index.js';
+import { staticKeys } from './static-key/tree-wide/index.js';
 import type { RecipeCode } from './types.js';
 
 export const RECIPE_CODE: Readonly<Record<string, RecipeCode>> = {

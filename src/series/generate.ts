@@ -12,7 +12,7 @@ import type { RuntimeEvidence } from '../recipes/types.js';
 import { measure, type MeasuredKinds } from '../measure/measure.js';
 import type { ObjectProof } from '../check/proofs/types.js';
 import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
-import { scanStaticKeys } from '../scan/static-keys.js';
+import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
 import { runGetMaintainerGit, runGetMaintainerOfFile, runGetMaintainerSections } from '../tools/kernel-scripts.js';

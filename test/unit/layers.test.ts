@@ -25,7 +25,7 @@ function layersImported(file: string, text: string): string[] {
 }
 
 const FORBIDDEN: Record<string, string[]> = {
-  'c-source': ['tree', 'tools', 'mail', 'check', 'series', 'review', 'commands', 'cli', 'recipes', 'build', 'scan', 'boot', 'measure', 'object-code', 'kprobe'],
+  'c-source': ['tree', 'tools', 'mail', 'check', 'series', 'review', 'commands', 'cli', 'recipes', 'build', 'boot', 'measure', 'object-code', 'kprobe'],
   tree: ['check', 'series', 'review', 'commands', 'cli', 'mail', 'recipes'],
   tools: ['check', 'series', 'review', 'commands', 'cli', 'recipes'],
   mail: ['check', 'series', 'review', 'commands', 'cli', 'recipes', 'build'],
@@ -33,7 +33,7 @@ const FORBIDDEN: Record<string, string[]> = {
   series: ['review', 'commands', 'cli'],
   review: ['series', 'commands', 'cli'],
   'object-code': ['check', 'series', 'review', 'commands', 'cli', 'recipes'],
-  boot: ['check', 'series', 'review', 'commands', 'cli', 'recipes', 'scan', 'measure'],
+  boot: ['check', 'series', 'review', 'commands', 'cli', 'recipes', 'measure'],
   measure: ['check', 'series', 'review', 'commands', 'cli'],
 };
 

@@ -5,7 +5,7 @@ import type { GuestRun } from '../../src/boot/guest.js';
 import type { Phase, Workload } from '../../src/boot/workloads.js';
 import { countHits, type Hits, type MeasuredCandidate, type MeasureReport, type MeasureSite } from '../../src/measure/measure.js';
 import { demoFlags } from '../../src/commands/start.js';
-import { describeHot } from '../../src/recipes/static-keys/index.js';
+import { describeHot } from '../../src/recipes/static-key/tree-wide/index.js';
 import type { ProbeEvent } from '../../src/measure/events.js';
 import { formatPerEvent, pathOf, perEvent, type ReferenceCount } from '../../src/measure/hotness.js';
 

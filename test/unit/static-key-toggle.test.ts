@@ -5,11 +5,11 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { TransformError } from '../../src/errors.js';
 import { modeBits } from '../../src/c-source/text.js';
-import { convertToggle, type ToggleFragments } from '../../src/recipes/static-key-toggle/convert.js';
+import { convertToggle, type ToggleFragments } from '../../src/recipes/static-key/toggle/convert.js';
 import { BUILTIN_RECIPES } from '../../src/recipes/load.js';
 import { loadTemplate } from '../../src/templates/render.js';
 
-const FIXTURES = path.resolve(__dirname, '../../src/recipes/static-key-toggle/__fixtures__');
+const FIXTURES = path.resolve(__dirname, '../../src/recipes/static-key/toggle/__fixtures__');
 
 /** The recipe's own code templates, as generate uses them. */
 function templateFragments(): ToggleFragments {

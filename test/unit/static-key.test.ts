@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { TransformError } from '../../src/errors.js';
 import { convertFlag, wrapCondition, type KeyFragments } from '../../src/recipes/static-key/convert.js';
 import { subjectPrefix } from '../../src/recipes/static-key/index.js';
-import { groupPrefix } from '../../src/recipes/static-keys/index.js';
+import { groupPrefix } from '../../src/recipes/static-key/tree-wide/index.js';
 import { BUILTIN_RECIPES } from '../../src/recipes/load.js';
 import { loadTemplate } from '../../src/templates/render.js';
 

@@ -1,7 +1,7 @@
 // Every sentence of a static-keys message follows a fact of that patch: one C file per case, differing from the
 // base case in one fact (a hint kept or added, a __setup() or an initcall writer, a lock held or not, enable only or
 // enable and disable, a test the compiler copies), planned and rendered as generate does; the sentence changes with it.
-import { succeededCall } from '../../src/recipes/static-keys/facts.js';
+import { succeededCall } from '../../src/recipes/static-key/tree-wide/facts.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -257,9 +257,9 @@ describe('subject prefixes', () => {
 });
 
 describe('--toggles: runtime toggles converted with a setter beside the boot-time flags', () => {
-  const fixture = (name: string) => fs.readFileSync(path.resolve(__dirname, `../../src/recipes/static-key-toggle/__fixtures__/${name}.input.c`), 'utf8');
+  const fixture = (name: string) => fs.readFileSync(path.resolve(__dirname, `../../src/recipes/static-key/toggle/__fixtures__/${name}.input.c`), 'utf8');
   const files = { 'kernel/k.c': source(TEST_HINTED, SETUP), 'kernel/sysctl.c': fixture('sysctl-minmax') };
-  const toggleFlag = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../src/recipes/static-key-toggle/__fixtures__/sysctl-minmax.json'), 'utf8')).flag as string;
+  const toggleFlag = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../src/recipes/static-key/toggle/__fixtures__/sysctl-minmax.json'), 'utf8')).flag as string;
 
   test('without --toggles only the boot-time flag; with it the toggle too, its message naming the interface it keeps', async () => {
     expect((await plan(files)).patches.map((p) => p.subject)).toEqual(['k: Convert flag to a static key']);
@@ -272,7 +272,7 @@ describe('--toggles: runtime toggles converted with a setter beside the boot-tim
     expect(p.cover.subject).toBe('Convert 2 flags to static keys');
     expect(p.cover.body.replace(/\n/g, ' ')).toContain('Each runtime toggle is written through a module parameter, a sysctl or a debugfs file');
     const after = p.patches[0]!.changes.find((c) => c.file === 'kernel/sysctl.c')!.after!;
-    expect(after).toBe(fs.readFileSync(path.resolve(__dirname, '../../src/recipes/static-key-toggle/__fixtures__/sysctl-minmax.output.c'), 'utf8'));
+    expect(after).toBe(fs.readFileSync(path.resolve(__dirname, '../../src/recipes/static-key/toggle/__fixtures__/sysctl-minmax.output.c'), 'utf8'));
   });
 
   test('--only names a toggle: refused without --toggles, with the hint to add it', async () => {

@@ -2,9 +2,9 @@
 // tracked file, so that kseries' scan caches are keyed by what the files hold (and by the rules that read them), never
 // by when they were read.
 import { createHash } from 'node:crypto';
-import { ToolFailedError } from '../errors.js';
-import { gitRunRaw } from '../tools/git.js';
-import { codeDigest } from '../kept.js';
+import { ToolFailedError } from '../../../errors.js';
+import { gitRunRaw } from '../../../tools/git.js';
+import { codeDigest } from '../../../kept.js';
 import type { Source } from './files.js';
 
 export interface TreeContent {
@@ -61,5 +61,5 @@ let rules: string | undefined;
  * (their compiled or source text), so what other rules found is never read.
  */
 export function rulesVersion(): string {
-  return (rules ??= codeDigest(['c-source', 'recipes/static-key', 'recipes', 'build', 'scan']));
+  return (rules ??= codeDigest(['c-source', 'recipes/static-key', 'recipes/static-key/tree-scan', 'recipes', 'build']));
 }

@@ -6,16 +6,16 @@
 // later scan of the same content reads it instead of asking git grep again.
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildWays, type MakefileCache } from '../build/kbuild.js';
-import { KconfigIndex, type Arches } from '../build/kconfig.js';
-import { ToolFailedError } from '../errors.js';
-import { CFile } from '../c-source/functions.js';
-import { readArchFacts, archView, type ArchView } from '../recipes/static-key/arch.js';
-import { toggleAt, type Toggle } from '../recipes/static-key/toggles.js';
-import type { ArchFacts } from '../recipes/static-key/arch.js';
-import { MAX_FILES, type CallerLookup, type Reach } from '../recipes/static-key/reach.js';
-import { gitLines, gitRunRaw } from '../tools/git.js';
-import { cacheDir } from '../tree/paths.js';
+import { buildWays, type MakefileCache } from '../../../build/kbuild.js';
+import { KconfigIndex, type Arches } from '../../../build/kconfig.js';
+import { ToolFailedError } from '../../../errors.js';
+import { CFile } from '../../../c-source/functions.js';
+import { readArchFacts, archView, type ArchView } from '../arch.js';
+import { toggleAt, type Toggle } from '../toggles.js';
+import type { ArchFacts } from '../arch.js';
+import { MAX_FILES, type CallerLookup, type Reach } from '../reach.js';
+import { gitLines, gitRunRaw } from '../../../tools/git.js';
+import { cacheDir } from '../../../tree/paths.js';
 import { contentKey, rulesVersion, type TreeContent } from './content.js';
 import { readBatch, type Source } from './files.js';
 

@@ -2,9 +2,9 @@
 // at a commit through git cat-file, in the working tree from the file system.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ToolFailedError, UsageError } from '../errors.js';
-import { checkTreePath } from '../tree/paths.js';
-import { gitLines, gitRunRaw } from '../tools/git.js';
+import { ToolFailedError, UsageError } from '../../../errors.js';
+import { checkTreePath } from '../../../tree/paths.js';
+import { gitLines, gitRunRaw } from '../../../tools/git.js';
 
 /** Files per batch: bounds memory on a whole-tree scan. */
 const BATCH = 100;
@@ -69,7 +69,7 @@ async function kindOf(source: Source, rel: string): Promise<'folder' | 'file' | 
 
 export async function readBatch(source: Source, files: string[]): Promise<Map<string, string>> {
   // Imported here: the scan's worker threads read the working tree and need not load simple-git.
-  if (source.commit) return (await import('../tools/git.js')).readManyAtCommit(source.root, source.commit, files);
+  if (source.commit) return (await import('../../../tools/git.js')).readManyAtCommit(source.root, source.commit, files);
   // Read synchronously: thousands of small files in the page cache cost less this way than through promises.
   const texts = new Map<string, string>();
   for (const f of files) {

@@ -1,12 +1,12 @@
 // Recipe static-key-toggle: one runtime toggle (a bool module parameter, a 0/1 sysctl, a debugfs bool) made a static
 // key with a setter, in one patch. The flag must be one the scan calls manual only because of that interface.
-import { ParamError } from '../../errors.js';
-import type { TemplateVars } from '../../templates/render.js';
-import { describe, fragments, subjectPrefix } from '../static-key/index.js';
-import type { FlagCandidate } from '../static-key/scan.js';
-import { staticKeyVerifier } from '../static-key/verify.js';
-import { rateVars } from '../static-keys/rates.js';
-import type { RecipeCode, RecipeContext } from '../types.js';
+import { ParamError } from '../../../errors.js';
+import type { TemplateVars } from '../../../templates/render.js';
+import { describe, fragments, subjectPrefix } from '../index.js';
+import type { FlagCandidate } from '../scan.js';
+import { staticKeyVerifier } from '../verify.js';
+import { rateVars } from '../tree-wide/rates.js';
+import type { RecipeCode, RecipeContext } from '../../types.js';
 import { convertToggle, type ToggleConversion, type ToggleFragments } from './convert.js';
 
 /** What the scan asks of a runtime toggle, and all this recipe does. */

@@ -1,6 +1,6 @@
 // A worker thread of `kseries scan static-keys`: reads a batch of files and reads off their flags' facts.
 import { parentPort, workerData } from 'node:worker_threads';
-import { scanFacts } from '../recipes/static-key/scan.js';
+import { scanFacts } from '../scan.js';
 import { readBatch, type Source } from './files.js';
 
 const source = workerData as Source;

@@ -3,8 +3,8 @@
 // that differ from the commit in the working tree; a file the prefilter passes over is kept with no facts.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FlagFacts } from '../recipes/static-key/scan.js';
-import { cacheDir } from '../tree/paths.js';
+import type { FlagFacts } from '../scan.js';
+import { cacheDir } from '../../../tree/paths.js';
 import { rulesVersion } from './content.js';
 
 /** Per path: the blob id read and the facts found in it. */

@@ -1,11 +1,11 @@
 // What a static-keys commit message may say about the writers of one converted flag, each established from the source
 // and the conversion: the context each runs in at that point of boot, the static_branch_*() calls the patch puts in
 // it, and the lock it holds. The templates say only what these facts say (the tests' facts: static-key describe()).
-import { CFile } from '../../c-source/functions.js';
-import { sleepingLockAt } from '../static-key/contexts.js';
-import { branchCalls } from '../static-key/index.js';
-import type { Conversion } from '../static-key/convert.js';
-import type { FlagCandidate } from '../static-key/scan.js';
+import { CFile } from '../../../c-source/functions.js';
+import { sleepingLockAt } from '../contexts.js';
+import { branchCalls } from '../index.js';
+import type { Conversion } from '../convert.js';
+import type { FlagCandidate } from '../scan.js';
 
 /** One function that writes the flag, as the message describes it. */
 export interface WriterFact {

@@ -2,10 +2,10 @@
 // a 0/1 sysctl or a debugfs bool becomes a key, and the interface keeps its name, permissions, accepted inputs and the
 // value it reads back, now switching the key. Text in, text out; the rest of the conversion (declaration, tests,
 // constant writes) is the static-key recipe's, run on the file with the interface set aside.
-import { TransformError } from '../../errors.js';
-import { CFile } from '../../c-source/functions.js';
-import { findIdentifier, modeBits, nextNonSpace, prevNonSpace, wordEndingAt } from '../../c-source/text.js';
-import { convertFlag, type Conversion, type KeyFragments } from '../static-key/convert.js';
+import { TransformError } from '../../../errors.js';
+import { CFile } from '../../../c-source/functions.js';
+import { findIdentifier, modeBits, nextNonSpace, prevNonSpace, wordEndingAt } from '../../../c-source/text.js';
+import { convertFlag, type Conversion, type KeyFragments } from '../convert.js';
 
 /** The interface a toggle is written through, as the commit message and the boot check describe it. */
 export type ToggleInterface =

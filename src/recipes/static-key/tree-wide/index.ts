@@ -1,20 +1,20 @@
 // Recipe static-keys (tree-wide form): scan for flags, convert every `auto` one (or those chosen), one patch per
 // maintainer group. The per-flag conversion and the object-code proof are the static-key recipe's.
 import path from 'node:path';
-import { ParamError, RecipeError, TransformError } from '../../errors.js';
-import type { Params } from '../../templates/params.js';
-import type { TemplateVars } from '../../templates/render.js';
-import { convertFlag } from '../static-key/convert.js';
-import { archPath, describe, fragments, historyCase, historyPrefix, subjectPrefix } from '../static-key/index.js';
-import type { FlagCandidate } from '../static-key/scan.js';
-import { staticKeyVerifier } from '../static-key/verify.js';
-import type { Route } from '../../mail/route.js';
-import type { FlagHits, RecipeCode, RecipeContext, RuntimeEvidence } from '../types.js';
-import { byHotness, formatHotness } from '../../measure/hotness.js';
+import { ParamError, RecipeError, TransformError } from '../../../errors.js';
+import type { Params } from '../../../templates/params.js';
+import type { TemplateVars } from '../../../templates/render.js';
+import { convertFlag } from '../convert.js';
+import { archPath, describe, fragments, historyCase, historyPrefix, subjectPrefix } from '../index.js';
+import type { FlagCandidate } from '../scan.js';
+import { staticKeyVerifier } from '../verify.js';
+import type { Route } from '../../../mail/route.js';
+import type { FlagHits, RecipeCode, RecipeContext, RuntimeEvidence } from '../../types.js';
+import { byHotness, formatHotness } from '../../../measure/hotness.js';
 import { writerFacts, type WriterFact } from './facts.js';
 import { rateVars } from './rates.js';
-import { convertToggle } from '../static-key-toggle/convert.js';
-import { notAToggle, toggleFragments, toggleVars } from '../static-key-toggle/index.js';
+import { convertToggle } from '../toggle/convert.js';
+import { notAToggle, toggleFragments, toggleVars } from '../toggle/index.js';
 
 /** get_maintainer.pl calls in flight at once. */
 const MAINTAINER_QUERIES = 4;

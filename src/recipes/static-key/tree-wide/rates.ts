@@ -1,8 +1,8 @@
 // How often a flag's tests ran in a booted kernel (kseries measure), as the commit messages and cover letters say it:
 // per occurrence of the event that drives them first, per second of the workload beside it.
-import { formatPerEvent } from '../../measure/hotness.js';
-import type { FlagCandidate } from '../static-key/scan.js';
-import type { RuntimeEvidence } from '../types.js';
+import { formatPerEvent } from '../../../measure/hotness.js';
+import type { FlagCandidate } from '../scan.js';
+import type { RuntimeEvidence } from '../../types.js';
 
 /** How often the flag's tests ran in the measured boot, as the messages say it. */
 export function rateVars(runtime: RuntimeEvidence | undefined, c: FlagCandidate): { perSecond: number | null; rateText: string; rateShort: string } {
