@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chooseAccel } from '../boot/accel.js';
 import { bootGuest } from '../boot/guest.js';
 import { WORKLOADS } from '../boot/workloads.js';
-import { measure } from '../measure/measure.js';
+import { measure } from '../recipes/static-key/measure.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { timed, type BenchResult } from './measure.js';

@@ -1,6 +1,6 @@
 // `kseries measure`: boot the tree and count how often each static-key candidate's test runs, per event and per second.
 import { byHotness, formatPerEvent, PATH_WORDS } from '../measure/hotness.js';
-import { measure, type MeasuredKinds, type MeasureReport } from '../measure/measure.js';
+import { measure, type MeasuredKinds, type MeasureReport } from '../recipes/static-key/measure.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 

@@ -1,8 +1,8 @@
 import { formatHotness } from '../measure/hotness.js';
-import { measure } from '../measure/measure.js';
+import { measure } from '../recipes/static-key/measure.js';
 import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { FlagCandidate } from '../recipes/static-key/scan.js';
-import type { Hits, MeasuredKinds } from '../measure/measure.js';
+import type { Hits, MeasuredKinds } from '../recipes/static-key/measure.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 

@@ -1,6 +1,6 @@
 // generate, series, emit, send: the series commands.
 import { LOCAL_BASE_HINT } from '../series/base.js';
-import type { MeasuredKinds } from '../measure/measure.js';
+import type { MeasuredKinds } from '../recipes/static-key/measure.js';
 import path from 'node:path';
 import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import { emitSeries, type EmitResult } from '../series/emit.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { checkRequirements, installPackages, missingPackages } from '../doctor.js';
 import { isRoot } from '../system.js';
 import { MissingToolError } from '../errors.js';
-import { measure, type MeasuredCandidate, type MeasureReport } from '../measure/measure.js';
+import { measure, type MeasuredCandidate, type MeasureReport } from '../recipes/static-key/measure.js';
 import { byHotness } from '../measure/hotness.js';
 import { describeHot } from '../recipes/static-key/tree-wide/index.js';
 import type { KernelTree } from '../tree/tree.js';

@@ -1,5 +1,5 @@
 // What recipe code sees and returns. Recipe code is pure: it reads the tree through the context, never spawns.
-import type { Hits } from '../measure/measure.js';
+import type { Hits } from './static-key/measure.js';
 import type { Prover } from '../check/proofs/types.js';
 import type { Route } from '../mail/route.js';
 import type { TemplateVars } from '../templates/render.js';

@@ -9,7 +9,7 @@ import { kunitKernelLabel } from '../boot/kunit.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { RuntimeEvidence } from '../recipes/types.js';
-import { measure, type MeasuredKinds } from '../measure/measure.js';
+import { measure, type MeasuredKinds } from '../recipes/static-key/measure.js';
 import type { ObjectProof } from '../check/proofs/types.js';
 import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
 import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
-import type { MeasureReport } from '../../src/measure/measure.js';
+import type { MeasureReport } from '../../src/recipes/static-key/measure.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { MEASURED } from '../helpers/kernels.js';
 import { cli, FIXTURE_RECIPES, userTree } from '../helpers/tree.js';

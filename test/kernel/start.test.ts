@@ -6,7 +6,7 @@ import { afterAll, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
 import { DEMO_FLAGS, demoFlags } from '../../src/commands/start.js';
 import { formatHotness } from '../../src/measure/hotness.js';
-import type { MeasureReport } from '../../src/measure/measure.js';
+import type { MeasureReport } from '../../src/recipes/static-key/measure.js';
 import { checkpatchMail } from '../../src/check/checks/checkpatch.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import { cacheDir } from '../../src/tree/paths.js';

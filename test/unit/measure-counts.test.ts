@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'vitest';
 import type { GuestRun } from '../../src/boot/guest.js';
 import type { Phase, Workload } from '../../src/boot/workloads.js';
-import { countHits, type Hits, type MeasuredCandidate, type MeasureReport, type MeasureSite } from '../../src/measure/measure.js';
+import { countHits, type Hits, type MeasureSite } from '../../src/measure/counts.js';
+import type { MeasuredCandidate, MeasureReport } from '../../src/recipes/static-key/measure.js';
 import { demoFlags } from '../../src/commands/start.js';
 import { describeHot } from '../../src/recipes/static-key/tree-wide/index.js';
 import type { ProbeEvent } from '../../src/measure/events.js';
