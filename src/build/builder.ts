@@ -92,9 +92,10 @@ export class KernelBuild {
     const config = setSymbols(await this.baseConfig());
     // What the object needs beyond the plain base is what kseries switches for it, whether or not an earlier run of
     // this build directory already did: the configuration a message names (configAsBuilt) counts it.
-    const fromBase = await configSymbolsFor(source, read, setSymbols(await this.plainConfig()));
-    // A build directory that starts from its base for every run wants what the object needs from the base.
-    if (this.perRun) return fromBase;
+    const base = setSymbols(await this.plainConfig());
+    const fromBase = await configSymbolsFor(source, read, base);
+    // A build directory that starts from its base for every run wants what the object needs beyond the base.
+    if (this.perRun) return fromBase?.filter((s) => !base.has(s));
     if (fromBase?.length) this.recordRequested(fromBase);
     return (await configSymbolsFor(source, read, config))?.filter((s) => !config.has(s));
   }
