@@ -64,7 +64,8 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
       mails.push(mail);
       expectHintsAsInDiff(mail);
       expectConfigAsBuilt(mail, dotConfig);
-      expectNamesTouched(mail, report.patches[i]!.proofs.flatMap((p) => p.functions ?? []));
+      const sources = mail.files.map((f) => git(tree.root, 'show', `${report.series.base}:${f}`)).join('\n');
+      expectNamesTouched(mail, report.patches[i]!.proofs.flatMap((p) => p.functions ?? []), sources);
     }
     // The figures of each object are those of the built objects (size -A, readelf), and the series goes to one tree.
     expectSizesAsBuilt(report, defconfigBuild());
