@@ -48,8 +48,9 @@ export function retireDependCache(env: NodeJS.ProcessEnv): void {
   for (const owner of fs.existsSync(builds) ? fs.readdirSync(builds) : []) {
     const dir = path.join(builds, owner);
     if (!fs.statSync(dir).isDirectory()) continue;
-    for (const config of fs.readdirSync(dir)) {
-      for (const f of ['arch/x86/boot/compressed/piggy.o', 'arch/x86/boot/bzImage']) fs.rmSync(path.join(dir, config, f), { force: true });
+    // build/shared also holds files beside the build directories (a KUnit kernel's results, its kunitconfig).
+    for (const config of fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+      for (const f of ['arch/x86/boot/compressed/piggy.o', 'arch/x86/boot/bzImage']) fs.rmSync(path.join(dir, config.name, f), { force: true });
     }
   }
   fs.rmSync(old, { recursive: true, force: true });
