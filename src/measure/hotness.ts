@@ -22,7 +22,7 @@ export interface Reference {
 
 /** x86-64. Each function runs once per occurrence and takes a kprobe at its entry. */
 export const REFERENCES: Reference[] = [
-  { name: 'system call', plural: 'system calls', symbols: [/^x64_sys_call$/], absent: 'x64_sys_call() (the syscall dispatch outside noinstr code) appeared in Linux 6.9', hotAt: 0.01 },
+  { name: 'system call', plural: 'system calls', symbols: [/^x64_sys_call$/], absent: 'no x64_sys_call() (the syscall dispatch outside noinstr code, Linux 6.9 and its stable backports)', hotAt: 0.01 },
   { name: 'page allocation', plural: 'page allocations', symbols: [/^__alloc_pages_noprof$/, /^__alloc_pages$/], absent: 'neither __alloc_pages_noprof() nor __alloc_pages()', hotAt: 0.01 },
   { name: 'context switch', plural: 'context switches', symbols: [/^finish_task_switch$/, /^finish_task_switch\.[\w.]+$/], absent: 'no finish_task_switch()', hotAt: 0.01 },
   { name: 'packet sent', plural: 'packets sent', symbols: [/^__dev_queue_xmit$/], absent: 'no __dev_queue_xmit() (no networking)', hotAt: 0.01 },
