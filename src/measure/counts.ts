@@ -2,8 +2,7 @@
 // console readings around every phase of the workload, the reference events beside them, and a kernel's function
 // symbols to place the events on. The static-key family's measurement (recipes/static-key/measure.ts) is one user.
 import fs from 'node:fs';
-import type { GuestRun } from '../boot/guest.js';
-import { EVENT_GROUP } from '../boot/guest.js';
+import { EVENT_GROUP, type GuestRun } from '../boot/guest.js';
 import type { Workload } from '../boot/workloads.js';
 import { elfSections, elfSymbols, elfSymbolValues } from '../object-code/elf.js';
 import type { ObjSymbol } from '../object-code/parse.js';
@@ -52,8 +51,8 @@ export interface MeasureSite {
   notMeasured?: string;
 }
 
-export /** vmlinux's function symbols: where a function of a given source file is, and whether its name is unique. */
-function kernelSymbols(vmlinux: string) {
+/** vmlinux's function symbols: where a function of a given source file is, and whether its name is unique. */
+export function kernelSymbols(vmlinux: string) {
   const image = fs.readFileSync(vmlinux);
   const sections = elfSections(vmlinux, image);
   const { symbols } = elfSymbols(image, sections);
