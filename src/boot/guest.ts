@@ -202,6 +202,8 @@ export function parseConsole(text: string): Parsed {
   let reading: { name: string; rows: number; md5: string; lines: string[] } | undefined;
   const times = new Map<string, number>();
   const intact = new Set<string>();
+  // The first garbled copy of each reading, as it was garbled.
+  const spoiled = new Map<string, string>();
   let said = '';
   for (const line of lines) {
     const at = line.indexOf(MARK);
@@ -218,7 +220,11 @@ export function parseConsole(text: string): Parsed {
     if (word === 'init') out.reachedInit = true;
     else if (word === 'done') out.finished = true;
     else if (word === 'end') {
-      if (reading && !intact.has(reading.name) && keepReading(out, reading)) intact.add(reading.name);
+      if (reading && !intact.has(reading.name)) {
+        const garbled = keepReading(out, reading);
+        if (garbled === undefined) intact.add(reading.name);
+        else if (!spoiled.has(reading.name)) spoiled.set(reading.name, garbled);
+      }
       reading = undefined;
     } else if (word === 'profile') reading = { name: rest[0] ?? '', rows: Number(rest[1]), md5: rest[2] ?? '', lines: [] };
     else if (word === 'refused') out.refused.push(rest.join(' '));
@@ -232,13 +238,7 @@ export function parseConsole(text: string): Parsed {
     }
   }
   // A reading none of whose copies arrived intact is garbled (as its first copy says).
-  const told = new Set<string>();
-  out.garbled = out.garbled.filter((g) => {
-    const name = g.split(' ')[0]!;
-    const first = !intact.has(name) && !told.has(name);
-    told.add(name);
-    return first;
-  });
+  out.garbled = [...spoiled].filter(([name]) => !intact.has(name)).map(([, how]) => how);
   const [adding, enabling, started] = ['events-adding', 'events-enabling', 'workload-start'].map((t) => times.get(t));
   if (adding !== undefined && enabling !== undefined && started !== undefined) out.placing = { adding: seconds(enabling - adding), enabling: seconds(started - enabling) };
   return out;
@@ -253,17 +253,16 @@ function phaseName(file: string): string {
   return file.replace(/^\d+-/, '');
 }
 
-/** A reading whose rows and md5 are those /init announced is kept (by its name); another is listed as garbled. */
-function keepReading(out: Parsed, r: { name: string; rows: number; md5: string; lines: string[] }): boolean {
+/** A reading whose rows and md5 are those /init announced is kept (by its name); for another, how it was garbled. */
+function keepReading(out: Parsed, r: { name: string; rows: number; md5: string; lines: string[] }): string | undefined {
   const rows = r.lines.map((l) => l.trim()).filter(Boolean);
   const md5 = createHash('md5').update(rows.map((l) => `${l}\n`).join('')).digest('hex');
   const parsed = rows.map((l) => /^(\S+) (\d+)$/.exec(l));
   if (rows.length !== r.rows || md5 !== r.md5 || parsed.some((m) => !m)) {
-    out.garbled.push(`${r.name} (${r.rows} rows announced, ${rows.length} read${md5 !== r.md5 ? ', md5 differs' : ''})`);
-    return false;
+    return `${r.name} (${r.rows} rows announced, ${rows.length} read${md5 !== r.md5 ? ', md5 differs' : ''})`;
   }
   const profile: Profile = new Map(parsed.map((m) => [m![1]!, Number(m![2])]));
   if (r.name.startsWith('phase:')) out.profiles.phases.set(phaseName(r.name.slice('phase:'.length)), profile);
   else out.profiles[r.name as 'boot' | 'before' | 'after'] = profile;
-  return true;
+  return undefined;
 }

@@ -42,7 +42,7 @@ async function demoParams(recipe: string, tree: KernelTree, io: Io): Promise<{ g
   if (pool.length === 0) {
     io.err(`static-keys: no auto flag is on a hot path of the measured ${m.kernel} kernel (${m.problems.join('; ') || `the ${m.workload} workload`}), so no static-keys series is made; the hottest candidates:`);
     for (const c of hottest) io.err(`  ${c.file}:${c.line} ${describeHot(c, c.hits!)}`);
-    io.err('  (kseries measure lists them all; kseries generate static-keys --only FLAG --min-rate 0 converts an auto one anyway)');
+    io.err('  (kseries measure lists them all; kseries generate static-keys --only FLAG converts an auto one anyway)');
     return undefined;
   }
   let flags = pool.map((c) => ({ flag: c.variable, only: `${c.file}:${c.variable}` }));

@@ -98,7 +98,7 @@ export function referenceEvents(kernel: ReturnType<typeof kernelSymbols>): Refer
   return REFERENCES.map((r, i) => {
     const symbol = r.symbols.map((re) => kernel.unique(re)).find(Boolean);
     const ref = { name: r.name, plural: r.plural, hotAt: r.hotAt };
-    return symbol ? { ...ref, symbol, event: `ref${i}` } : { ...ref, notMeasured: r.absent };
+    return symbol ? { ...ref, symbol, event: `ref${i}`, definition: `p:${EVENT_GROUP}/ref${i} ${symbol}` } : { ...ref, notMeasured: r.absent };
   });
 }
 
@@ -126,11 +126,21 @@ function phaseHits(run: GuestRun, workload: Workload, event: string): { phases: 
   return { phases, total: end - start };
 }
 
+/**
+ * Why the kernel has no event `name` (`definition` as written to kprobe_events; `at` as reports name the place):
+ * tracefs refused it after boot, or it is missing from the first reading after the events were placed (a
+ * command-line event the kernel refused at boot, with what trace_kprobe said); undefined when it was placed.
+ */
+function refusal(run: GuestRun, name: string, definition: string, at: string): string | undefined {
+  if (!run.refused.includes(definition) && !(run.profiles.before && !run.profiles.before.has(name))) return undefined;
+  const why = run.eventErrors.get(name);
+  return `the kernel refused a kprobe at ${at}${why ? `: ${why}` : ''}`;
+}
+
 export function countReferences(refs: ReferenceCount[], run: GuestRun, workload: Workload): void {
   for (const r of refs) {
-    if (!r.event) continue;
-    const why = run.eventErrors.get(r.event);
-    const hits = run.refused.some((d) => d.startsWith(`p:${EVENT_GROUP}/${r.event} `)) ? `the kernel refused a kprobe at ${r.symbol}${why ? `: ${why}` : ''}` : phaseHits(run, workload, r.event);
+    if (!r.event || !r.definition) continue;
+    const hits = refusal(run, r.event, r.definition, r.symbol!) ?? phaseHits(run, workload, r.event);
     if (typeof hits === 'string') r.notMeasured = hits;
     else r.phases = hits.phases;
   }
@@ -139,7 +149,6 @@ export function countReferences(refs: ReferenceCount[], run: GuestRun, workload:
 /** Sum each candidate's sites: hits at boot (command-line events only), per phase and per second of the workload. */
 export function countHits(m: Measured, run: GuestRun, problems: string[], label: { workload: Workload; config: string; references: ReferenceCount[] }, byEvent: Map<MeasureSite, ProbeEvent>): void {
   if (m.notMeasured) return;
-  const refused = new Set(run.refused);
   const phases: Record<string, number> = {};
   for (const s of m.sites) {
     const e = byEvent.get(s);
@@ -149,9 +158,9 @@ export function countHits(m: Measured, run: GuestRun, problems: string[], label:
     }
     s.event = e.name;
     s.atBoot = e.atBoot;
-    if (refused.has(e.definition) || (run.profiles.before && !run.profiles.before.has(e.name))) {
-      const why = run.eventErrors.get(e.name);
-      s.notMeasured = `the kernel refused a kprobe at ${s.site}${why ? `: ${why}` : ''}`;
+    const refused = refusal(run, e.name, e.definition, s.site);
+    if (refused) {
+      s.notMeasured = refused;
       continue;
     }
     const hits = phaseHits(run, label.workload, e.name);

@@ -36,6 +36,8 @@ export interface ReferenceCount {
   hotAt: number;
   symbol?: string;
   event?: string;
+  /** As kprobe_events takes it: `p:kseries/ref1 __alloc_pages_noprof`. */
+  definition?: string;
   phases?: Record<string, number>;
   notMeasured?: string;
 }

@@ -39,7 +39,9 @@ export interface Conversion {
   text: string;
   type: 'bool' | 'int';
   initiallyTrue: boolean;
+  /** The key is defined _RO: the flag was __ro_after_init (`readOnlyDeclared`), or bootOnly asked for it. */
   readOnlyAfterInit: boolean;
+  readOnlyDeclared: boolean;
   declaration: SiteRecord;
   reads: SiteRecord[];
   writes: SiteRecord[];
@@ -141,6 +143,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     type: decl.type,
     initiallyTrue: decl.initiallyTrue,
     readOnlyAfterInit: decl.readOnlyAfterInit || !!opts.bootOnly,
+    readOnlyDeclared: decl.readOnlyAfterInit,
     declaration: of('declaration')[0]!,
     reads: of('read'),
     writes: of('write'),

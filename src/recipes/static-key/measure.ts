@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chooseAccel } from '../../boot/accel.js';
 import type { ObjectPlan } from '../../boot/config.js';
-import { bootGuest, EVENT_GROUP, initScript, type GuestRun } from '../../boot/guest.js';
+import { bootGuest, initScript, type GuestRun } from '../../boot/guest.js';
 import { WORKLOADS, workloadDigestText } from '../../boot/workloads.js';
 import { ToolFailedError, UsageError } from '../../errors.js';
 import { flagTests } from '../../object-code/flag-tests.js';
@@ -151,7 +151,7 @@ export async function measure(opts: MeasureOptions): Promise<MeasureReport> {
       workDir,
       workload,
       params: events.params,
-      lateEvents: [...references.filter((r) => r.event).map((r) => `p:${EVENT_GROUP}/${r.event} ${r.symbol}`), ...events.late.map((e) => e.definition)],
+      lateEvents: [...references.flatMap((r) => (r.definition ? [r.definition] : [])), ...events.late.map((e) => e.definition)],
       accel,
       timeoutMs: BOOT_TIMEOUT_MS,
       env: opts.env,

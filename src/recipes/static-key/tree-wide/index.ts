@@ -68,7 +68,7 @@ export const staticKeys: RecipeCode = {
           const writers = writerFacts(file, baseText, c, conv);
           // Set only by boot options: the key's NOP is the path of a command line without them.
           const options = writers.length > 0 && writers.every((w) => w.option) ? [...new Set(writers.map((w) => w.option as string))] : [];
-          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && bootOnly(c) && !/__ro_after_init/.test(baseText.split('\n')[c.line - 1] ?? '') ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false, siblings: siblingsOf(c, found, chosen) });
+          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && conv.readOnlyAfterInit && !conv.readOnlyDeclared ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false, siblings: siblingsOf(c, found, chosen) });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
