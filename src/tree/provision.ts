@@ -49,7 +49,8 @@ export async function provisionTree(opts: ProvisionOptions): Promise<Provisioned
   }
 
   const cache = cacheDir(env);
-  const cached = path.join(cache, `linux-${KERNEL_SERIES}`);
+  const tarball = debianTarball(env);
+  const cached = path.join(cache, `linux-${seriesOf(tarball)}`);
   if (fs.existsSync(cached)) {
     const tree = await describeTree(cached);
     linkTree(dir, cached);
@@ -58,7 +59,6 @@ export async function provisionTree(opts: ProvisionOptions): Promise<Provisioned
   fs.mkdirSync(cache, { recursive: true });
   removeStaleWork(cache);
 
-  const tarball = debianTarball(env);
   if (!fs.existsSync(tarball) && isRoot() && !env.KSERIES_LINUX_TARBALL) {
     log(`installing linux-source-${KERNEL_SERIES} with apt-get`);
     await runRaw('apt-get', ['install', '-y', '-q', `linux-source-${KERNEL_SERIES}`], {
@@ -106,11 +106,15 @@ async function buildFromTarball(tarball: string, dest: string, log: (line: strin
   // 90 s that competes with them; the pack is 334 MB where gc's is 263 MB, and `git grep` reads it faster.
   await git(['-c', 'core.bigFileThreshold=1', '-c', 'core.compression=1', 'add', '-A']);
   // Named after the package the tarball is from (linux-source-6.1 given as KSERIES_LINUX_TARBALL is not 6.12's).
-  const series = /linux-source-(\d+\.\d+)\.tar/.exec(path.basename(tarball))?.[1] ?? KERNEL_SERIES;
-  await git(['commit', '-q', '--no-verify', '-m', `Linux ${version} (Debian linux-source-${series})`]);
+  await git(['commit', '-q', '--no-verify', '-m', `Linux ${version} (Debian linux-source-${seriesOf(tarball)})`]);
   await git(['tag', `v${version}`]);
   await git(['repack', '-d', '-q']);
   fs.renameSync(work, dest);
+}
+
+/** The series a Debian tarball holds, from its name (linux-source-6.1 given as KSERIES_LINUX_TARBALL is not 6.12). */
+function seriesOf(tarball: string): string {
+  return /linux-source-(\d+\.\d+)\.tar/.exec(path.basename(tarball))?.[1] ?? KERNEL_SERIES;
 }
 
 /**
