@@ -131,9 +131,17 @@ export class CFile {
     if (open < 0) return undefined;
     const eq = prevNonSpace(this.masked, open);
     if (this.masked[eq] !== '=') return undefined;
-    let end = prevNonSpace(this.masked, eq);
-    if (this.masked[end] === ']') end = prevNonSpace(this.masked, this.masked.lastIndexOf('[', end));
-    return wordEndingAt(this.masked, end) || undefined;
+    const m = this.masked;
+    let end = prevNonSpace(m, eq);
+    // Attributes between the name and `=`: `__initconst`, `__aligned(8)`, `__section(".x")`.
+    for (;;) {
+      const close = m[end] === ')' ? end : -1;
+      const word = wordEndingAt(m, close >= 0 ? prevNonSpace(m, m.lastIndexOf('(', close)) : end);
+      if (!/^__\w+$/.test(word)) break;
+      end = prevNonSpace(m, (close >= 0 ? prevNonSpace(m, m.lastIndexOf('(', close)) : end) - word.length + 1);
+    }
+    if (m[end] === ']') end = prevNonSpace(m, m.lastIndexOf('[', end));
+    return wordEndingAt(m, end) || undefined;
   }
 
   private definitionAt(open: number, close: number): FunctionDef | undefined {

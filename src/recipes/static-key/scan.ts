@@ -59,7 +59,7 @@ const DECLARATION = /^[ \t]*(static[ \t]+)?((?:__read_mostly|__ro_after_init)[ \
 export const DECLARATION_PREFILTER = '^(static\\s+)?((__read_mostly|__ro_after_init)\\s+)?(bool|int)\\s+[A-Za-z_]\\w*[^(]*;';
 
 /** A lookup that knows no other file: global callers stay pending. */
-export const NO_LOOKUP: CallerLookup = { filesUsing: () => undefined, file: () => undefined };
+export const NO_LOOKUP: CallerLookup = { filesUsing: () => undefined, file: () => undefined, definerOf: () => undefined };
 
 /** A use the conversion would refuse; thrown often, so a plain object without a stack. */
 class UseRefused {
@@ -86,7 +86,7 @@ export function scanFacts(file: string, text: string): FlagFacts[] {
 
 /** Writers: an atomic path settles it (reject). Readers: one path that is not boot-time settles it (not init-only). */
 export function newWalkers(): { writes: Walker; reads: Walker } {
-  return { writes: new Walker((k) => k === 'atomic'), reads: new Walker((k) => k !== 'pending' && !BOOT_KINDS.has(k)) };
+  return { writes: new Walker((k) => k === 'atomic'), reads: new Walker((k) => k !== 'pending' && !BOOT_KINDS.has(k), true) };
 }
 
 interface Write {

@@ -39,6 +39,8 @@ interface SymbolIndex {
   dirty?: string[];
   /** The .c and .h files that use each name looked up. */
   uses: Record<string, string[]>;
+  /** The .c file that defines each name looked up as a global function ('' when none does). */
+  defined?: Record<string, string>;
   /** Where each global function is reached from, per question (writes, reads), once fully known. */
   reached: Record<string, Record<string, Reach[]>>;
   /** The header that declares each shared flag `extern` ('' when none does). */
@@ -91,10 +93,16 @@ export class TreeLookup implements CallerLookup {
     const sources = [...changed].filter((f) => /\.[ch]$/.test(f));
     for (let i = 0; i < sources.length; i += 200) for (const [f, t] of await readBatch(this.source, sources.slice(i, i + 200))) texts.set(f, t);
     const words = new Map([...texts].map(([f, t]) => [f, new Set(t.match(WORD_USE))]));
+    const defined = (earlier.defined ??= {});
     for (const [name, files] of Object.entries(earlier.uses)) {
       const now = files.filter((f) => !changed.has(f));
       for (const [f, w] of words) if (w.has(name)) now.push(f);
       earlier.uses[name] = now.sort();
+    }
+    for (const name of Object.keys(defined)) {
+      if (changed.has(defined[name]!)) defined[name] = '';
+      const line = new RegExp(definitionPattern(name), 'm');
+      for (const [f, w] of words) if (f.endsWith('.c') && w.has(name) && line.test(texts.get(f)!)) defined[name] = f;
     }
     earlier.reached = {};
     if ([...changed].some((f) => f.startsWith('arch/') || /(^|\/)(Kconfig[^/]*|Makefile|Kbuild)$/.test(f))) delete earlier.arch;
@@ -142,6 +150,31 @@ export class TreeLookup implements CallerLookup {
     return this.using.get(name);
   }
 
+  definerOf(name: string): string | null | undefined {
+    const file = this.index.defined?.[name];
+    return file === undefined ? undefined : file || null;
+  }
+
+  /**
+   * The .c files that define these global functions: a line that starts with the return type and the name, or (the
+   * type on the line before) with the name and a parameter list that does not end in `;`. One git grep for all.
+   */
+  private async lookUpDefiners(names: string[]): Promise<void> {
+    const defined = (this.index.defined ??= {});
+    const wanted = names.filter((n) => /^[A-Za-z_]\w*$/.test(n) && !(n in defined)).sort();
+    if (wanted.length === 0) return;
+    for (const n of wanted) defined[n] = '';
+    const patterns: string[] = [];
+    for (let i = 0; i < wanted.length; i += NAMES_PER_PATTERN) patterns.push(definitionPattern(trie(wanted.slice(i, i + NAMES_PER_PATTERN))));
+    await this.grep(patterns, '*.c', (file, _line, match) => {
+      const name = /(\w+)\s*\($/.exec(match)?.[1];
+      if (name && defined[name] === '') defined[name] = file;
+    });
+    const { commit } = this.source;
+    const files = wanted.map((n) => defined[n]!).filter((f) => f && !this.texts.has(f));
+    if (commit) for (const [f, t] of await readBatch(this.source, files)) this.texts.set(f, t);
+  }
+
   file(path: string): CFile | undefined {
     let model = this.models.get(path);
     if (!model) {
@@ -180,8 +213,10 @@ export class TreeLookup implements CallerLookup {
    * one git grep, and read those files.
    */
   async lookUp(names: Iterable<string>): Promise<void> {
+    const all = [...new Set(names)];
+    await this.lookUpDefiners(all.filter((n) => n.endsWith('()')).map((n) => n.slice(0, -2)));
     const known = this.index.uses;
-    const asked = [...new Set(names)].filter((n) => /^[A-Za-z_]\w*$/.test(n) && !this.using.has(n));
+    const asked = all.filter((n) => /^[A-Za-z_]\w*$/.test(n) && !this.using.has(n));
     for (const n of asked) if (known[n]) this.using.set(n, known[n]);
     const wanted = asked.filter((n) => !known[n]).sort();
     await this.readUsers(asked);
@@ -330,6 +365,11 @@ const INDEX_FILE = /^[0-9a-f]{16}\.json$/;
 
 /** A name standing as a word, not after `.` or `->`: what lookUp()'s git grep finds. */
 const WORD_USE = /(?<![.>\w])[A-Za-z_]\w*/g;
+
+/** A line that defines one of the global functions of the alternation `names` (its match ends with the name and `(`). */
+function definitionPattern(names: string): string {
+  return `^(?:(?!(?:static|extern|return|typedef|else|case|goto)\\b)[A-Za-z_][\\w \\t*]*?[ \\t*])?(?:${names})\\s*\\((?=[^;]*$)`;
+}
 
 /** A `.data = &name` match of storedElsewhere(). */
 interface Hit {
