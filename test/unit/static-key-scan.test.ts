@@ -84,12 +84,13 @@ describe('architectures read from the tree', () => {
   const early = `static bool f;\n${READER}static int __init f_early(char *s)\n{\n\tf = true;\n\treturn 0;\n}\nearly_param("f", f_early);\n`;
 
   test('which architectures have jump labels, and which parse early parameters after jump_label_init()', () => {
-    expect(facts).toEqual({ all: ['arm', 'sh', 'x86'], jumpLabel: ['arm', 'x86'], earlyParamsAfterJumpLabel: ['sh', 'x86'], earlyBefore: { arm: ['arch/arm/kernel/setup.c:3'] } });
+    expect(facts).toEqual({ all: ['arm', 'sh', 'x86'], jumpLabel: ['arm', 'x86'], earlyParamsAfterJumpLabel: ['sh', 'x86'], earlyBefore: { arm: ['arch/arm/kernel/setup.c:3'] }, earlyAfter: { x86: ['arch/x86/kernel/setup.c:4'] } });
   });
 
   test('an early_param() writer is boot-time in x86 code, not in arm code or generic code', () => {
     const view = archView(facts);
     expect(scanFile('arch/x86/kernel/f.c', early, view)[0]!.verdict).toBe('auto');
+    expect(scanFile('arch/x86/kernel/f.c', early, view)[0]!.earlyParamArches).toEqual([{ arch: 'x86', where: 'arch/x86/kernel/setup.c:4' }]);
     const arm = scanFile('arch/arm/kernel/f.c', early, view)[0]!;
     expect(arm.verdict).toBe('manual');
     expect(arm.reasons.join('\n')).toMatch(/built for arm, and arm parses early parameters before jump_label_init\(\)/);

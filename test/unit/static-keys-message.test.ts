@@ -1,7 +1,8 @@
 // Every sentence of a static-keys message follows a fact of that patch: one C file per case, differing from the
 // base case in one fact (a hint kept or added, a __setup() or an initcall writer, a lock held or not, enable only or
 // enable and disable, a test the compiler copies), planned and rendered as generate does; the sentence changes with it.
-import { succeededCall } from '../../src/recipes/static-key/tree-wide/facts.js';
+import { archesText, succeededCall } from '../../src/recipes/static-key/tree-wide/facts.js';
+import { archView } from '../../src/recipes/static-key/arch.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -83,6 +84,17 @@ describe('writers', () => {
     expect(m).not.toMatch(/checks nothing|text_poke_early/);
     expect(m).not.toMatch(/process context|initcall/);
   });
+  test('an early_param() handler: the architectures that build the file are named, with where each parses early parameters after jump_label_init()', async () => {
+    const arch = archView({ all: ['arm', 'x86'], jumpLabel: ['arm', 'x86'], earlyParamsAfterJumpLabel: ['x86'], earlyBefore: { arm: ['arch/arm/kernel/setup.c:1150'] }, earlyAfter: { x86: ['arch/x86/kernel/setup.c:950'] } });
+    const file = 'arch/x86/kernel/k.c';
+    const text = source(TEST_HINTED, 'static int __init flag_early(char *s)\n{\n\tflag = true;\n\treturn 0;\n}\nearly_param("flag", flag_early);\n');
+    const p = await planSeries({ ...input({ [file]: text }, {}), services: { ...input({}, {}).services, flagCandidates: async () => scanFile(file, text, arch) } });
+    const m = p.patches[0]!.body.replace(/\n(?! )/g, ' ');
+    expect(m).toContain('is a bool flag that is set only by the early_param() handler flag_early() and tested');
+    expect(m).toContain('flag_early() is an early_param() handler: on x86, the only architecture that builds this file, parse_early_param() calls it after jump_label_init() (arch/x86/kernel/setup.c:950), only when the command line gives its option');
+    expect(archesText([{ arch: 'arm64', where: 'arch/arm64/kernel/setup.c:300' }, { arch: 'x86', where: 'arch/x86/kernel/setup.c:950' }])).toEqual({ names: 'arm64 and x86, every architecture that builds this file', where: 'arch/arm64/kernel/setup.c:300; arch/x86/kernel/setup.c:950' });
+  });
+
   test("a flag set only by a boot option: its key is a NOP while the command line gives no such option", async () => {
     const m = await message(source(TEST_HINTED, SETUP_BOTH));
     expect(m).toContain('one instruction that is a NOP while the command line gives no flag=,');

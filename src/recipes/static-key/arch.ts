@@ -11,6 +11,8 @@ export interface ArchFacts {
   earlyParamsAfterJumpLabel: string[];
   /** file:line of each parse_early_param() call that runs before jump_label_init(), by architecture. */
   earlyBefore: Record<string, string[]>;
+  /** file:line of each parse_early_param() call of arch/<a>/ that runs after jump_label_init(), by architecture. */
+  earlyAfter?: Record<string, string[]>;
 }
 
 /** The architectures as one view: the facts, and which architectures a file is built for. */
@@ -18,6 +20,8 @@ export interface ArchView {
   all: string[];
   jumpLabel(arch: string): boolean;
   earlyParamsAfterJumpLabel(arch: string): boolean;
+  /** Where an architecture that parses early parameters after jump_label_init() does it: "arch/x86/kernel/setup.c:950". */
+  earlyParamSite(arch: string): string;
   /** `arch/<a>/` files are built for <a>; others for what their Kconfig symbols allow ('any' when nothing narrows it). */
   archesOf(file: string): Arches;
 }
@@ -27,6 +31,7 @@ export function archView(facts: ArchFacts, kconfigArches?: (file: string) => Arc
     all: facts.all,
     jumpLabel: (a) => facts.jumpLabel.includes(a),
     earlyParamsAfterJumpLabel: (a) => facts.earlyParamsAfterJumpLabel.includes(a),
+    earlyParamSite: (a) => facts.earlyAfter?.[a]?.[0] ?? 'start_kernel() in init/main.c',
     archesOf: (file) => {
       const own = /^arch\/([^/]+)\//.exec(file);
       if (own) return [own[1]!];
@@ -53,6 +58,7 @@ export function readArchFacts(kconfigs: ReadonlyMap<string, string>, calls: Read
   const all = [...kconfigs.keys()].sort();
   const jumpLabel = all.filter((a) => /^\s*select\s+HAVE_ARCH_JUMP_LABEL\b/m.test(kconfigs.get(a)!.replace(/#.*$/gm, '')));
   const earlyBefore: Record<string, string[]> = {};
+  const earlyAfter: Record<string, string[]> = {};
   for (const [file, text] of calls) {
     const arch = /^arch\/([^/]+)\//.exec(file)?.[1];
     if (!arch) continue;
@@ -61,8 +67,10 @@ export function readArchFacts(kconfigs: ReadonlyMap<string, string>, calls: Read
       const def = cf.functionAt(m.index!);
       if (!def) continue;
       const before = cf.masked.slice(def.open, m.index!);
-      if (!/\bjump_label_init\s*\(\s*\)\s*;/.test(before)) (earlyBefore[arch] ??= []).push(`${file}:${cf.lines.lineOf(m.index!)}`);
+      const where = `${file}:${cf.lines.lineOf(m.index!)}`;
+      if (!/\bjump_label_init\s*\(\s*\)\s*;/.test(before)) (earlyBefore[arch] ??= []).push(where);
+      else (earlyAfter[arch] ??= []).push(where);
     }
   }
-  return { all, jumpLabel, earlyParamsAfterJumpLabel: all.filter((a) => !earlyBefore[a]), earlyBefore };
+  return { all, jumpLabel, earlyParamsAfterJumpLabel: all.filter((a) => !earlyBefore[a]), earlyBefore, earlyAfter };
 }

@@ -28,6 +28,11 @@ export interface FlagCandidate {
    * on every boot (a plain statement all the way up, not inside an `if` or a loop), so its value is the usual one.
    */
   writes: { line: number; function: string | null; context: string; value: boolean; via: string; everyBoot?: true }[];
+  /**
+   * For a flag an early_param() handler writes that every architecture building its file lets through: those
+   * architectures, and where each parses early parameters after jump_label_init().
+   */
+  earlyParamArches?: { arch: string; where: string }[];
 }
 
 /**
@@ -265,8 +270,11 @@ export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSW
   }
   const arches = arch.archesOf(f.file);
   if (arches !== 'any' && arches.length > 0 && !arches.some((a) => arch.jumpLabel(a))) reject.push(`built only for ${arches.join(', ')}: no jump labels on ${arches.join(', ')}`);
+  let earlyParamArches: FlagCandidate['earlyParamArches'];
   if (earlyParam.length > 0 && reject.length === 0) {
-    const before = (arches === 'any' ? arch.all : arches).filter((a) => arch.jumpLabel(a) && !arch.earlyParamsAfterJumpLabel(a));
+    const building = (arches === 'any' ? arch.all : arches).filter((a) => arch.jumpLabel(a));
+    const before = building.filter((a) => !arch.earlyParamsAfterJumpLabel(a));
+    if (before.length === 0) earlyParamArches = building.map((a) => ({ arch: a, where: arch.earlyParamSite(a) }));
     if (before.length > 0) {
       const where = arches === 'any' ? 'generic code, built for every architecture' : `built for ${arches.join(', ')}`;
       const verb = before.length === 1 && before[0] !== SOME_ARCHES ? 'parses' : 'parse';
@@ -299,6 +307,7 @@ export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSW
     needs: verdict === 'manual' ? [...new Set(needs)] : [],
     reads: f.reads,
     writes,
+    ...(earlyParamArches ? { earlyParamArches } : {}),
   };
 }
 

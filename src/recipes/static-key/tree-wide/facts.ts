@@ -28,6 +28,12 @@ export interface WriterFact {
    * return rc;` above it), so the flag is set only when that call succeeds; false when no such return comes first.
    */
   after: string | false;
+  /**
+   * For an early_param() handler: the architectures that build the file, each of which parses early parameters after
+   * jump_label_init() ("x86, the only architecture that builds this file"), and where ("arch/x86/kernel/setup.c:950");
+   * false otherwise.
+   */
+  arches: { names: string; where: string } | false;
 }
 
 /** The last `x = f(...); if (x) return` (or `if (x < 0)`) before `at` in the body text: f's name. */
@@ -44,6 +50,15 @@ function optionOf(text: string, functions: string[]): string | false {
     if (m) return m[1]!;
   }
   return false;
+}
+
+/** "x86, the only architecture that builds this file" and where it parses early parameters; or every one of several. */
+export function archesText(arches: { arch: string; where: string }[]): { names: string; where: string } | false {
+  if (arches.length === 0) return false;
+  const names = arches.map((a) => a.arch);
+  const where = arches.map((a) => a.where).join('; ');
+  if (names.length === 1) return { names: `${names[0]}, the only architecture that builds this file`, where };
+  return { names: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}, every architecture that builds this file`, where };
 }
 
 /** The functions of a writer's "a() <- b() (...)" chain. */
@@ -71,6 +86,7 @@ export function writerFacts(file: string, baseText: string, c: FlagCandidate, co
       lock: lock ? `${lock.call}() at ${lock.where}` : false,
       option: w.context === 'initcall' ? false : optionOf(baseText, [name, ...chainFunctions(w.via)]),
       after: def ? succeededCall(baseText.slice(def.open, cf.lines.lineStart(w.line))) : false,
+      arches: w.context === 'early_param' ? archesText(c.earlyParamArches ?? []) : false,
     };
     const seen = byFunction.get(name);
     // A function that writes twice is one writer: every boot if any write is, its lock if any write holds one.

@@ -239,9 +239,10 @@ function valueAfterBoot(c: FlagCandidate): boolean | undefined {
   return values.size === 1 ? [...values][0] : undefined;
 }
 
-/** "the __setup() handler foo()", "the initcall bar()". */
+/** "the __setup() handler foo()", "the early_param() handler baz()", "the initcall bar()". */
 function setBy(c: FlagCandidate): string[] {
-  return [...new Set(c.writes.map((w) => `the ${w.context === 'setup' ? '__setup() handler' : 'initcall'} ${w.function}()`))];
+  const kind: Record<string, string> = { setup: '__setup() handler', early_param: 'early_param() handler' };
+  return [...new Set(c.writes.map((w) => `the ${kind[w.context] ?? 'initcall'} ${w.function}()`))];
 }
 
 /** "__setup() handlers and initcalls": the kinds of writer the converted flags have, in boot order. */
