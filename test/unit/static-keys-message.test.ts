@@ -88,7 +88,8 @@ describe('writers', () => {
     const arch = archView({ all: ['arm', 'x86'], jumpLabel: ['arm', 'x86'], earlyParamsAfterJumpLabel: ['x86'], earlyBefore: { arm: ['arch/arm/kernel/setup.c:1150'] }, earlyAfter: { x86: ['arch/x86/kernel/setup.c:950'] } });
     const file = 'arch/x86/kernel/k.c';
     const text = source(TEST_HINTED, 'static int __init flag_early(char *s)\n{\n\tflag = true;\n\treturn 0;\n}\nearly_param("flag", flag_early);\n');
-    const p = await planSeries({ ...input({ [file]: text }, {}), services: { ...input({}, {}).services, flagCandidates: async () => scanFile(file, text, arch) } });
+    const base = input({ [file]: text }, {});
+    const p = await planSeries({ ...base, services: { ...base.services, flagCandidates: async () => scanFile(file, text, arch) } as PlanInput['services'] });
     const m = p.patches[0]!.body.replace(/\n(?! )/g, ' ');
     expect(m).toContain('is a bool flag that is set only by the early_param() handler flag_early() and tested');
     expect(m).toContain('flag_early() is an early_param() handler: on x86, the only architecture that builds this file, parse_early_param() calls it after jump_label_init() (arch/x86/kernel/setup.c:950), only when the command line gives its option');
