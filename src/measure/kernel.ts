@@ -10,7 +10,7 @@ import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS, NO_SUCH_DEVICE,
 import { KernelBuild } from '../build/builder.js';
 import { setSymbols } from '../build/kbuild.js';
 import { withProgress, type OnProgress } from '../progress.js';
-import type { FlagCandidate } from '../recipes/static-key/scan.js';
+import { carriable, type FlagCandidate } from '../recipes/static-key/scan.js';
 import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import { readAtCommit } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -18,7 +18,8 @@ import { retire, sourceAt, sourceLock, withLockFile } from '../tree/worktree.js'
 
 /**
  * Which candidates the kernel is built to measure: `auto` (what `generate static-keys` converts unless told otherwise,
- * and what check boots series in) or `all` (auto and manual: a bigger kernel, in a build directory of its own).
+ * and what check boots series in: the auto flags and the manual ones it carries as RFCs, see carriable()) or `all`
+ * (auto and manual: a bigger kernel, in a build directory of its own).
  */
 export type MeasuredKinds = 'auto' | 'all';
 
@@ -62,7 +63,7 @@ export async function withBootKernel<T>(tree: KernelTree, commit: string, opts: 
   const at = opts.candidatesAt ?? commit;
   const kinds = opts.candidates;
   const scanned = await withProgress('scanning the tree for static-key candidates', opts.progress, () => ({}), () => scanStaticKeys(tree, [], at, opts.env));
-  const candidates = scanned.filter((c) => (kinds === 'auto' ? c.verdict === 'auto' : c.verdict !== 'reject') && c.file.endsWith('.c'));
+  const candidates = scanned.filter((c) => (kinds === 'auto' ? c.verdict === 'auto' || carriable(c) : c.verdict !== 'reject') && c.file.endsWith('.c'));
   return withLockFile(sourceLock('boot', opts.env), async () => {
     // Before measure and check shared one kernel, check's had a source folder and a build directory of its own.
     await retire(tree, [], ['sources/boot-series', 'sources/boot-series.index', 'build/shared/minimal-boot', 'build/shared/minimal-boot-auto'], opts.env);

@@ -107,7 +107,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     },
     patches,
     prepared,
-    rfc: manifest.rfc,
+    rfc: manifest.rfc || vars.rfc === true,
     ...(manifest.ccAll ? { ccAll: true } : {}),
     ...(typeof vars.subjectTag === 'string' && vars.subjectTag ? { subjectTag: vars.subjectTag } : {}),
   };

@@ -9,6 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
 import { historyPrefix } from '../../src/recipes/static-key/index.js';
 import { scanFile } from '../../src/recipes/static-key/scan.js';
+import { convertFlag } from '../../src/recipes/static-key/convert.js';
 import type { Route } from '../../src/mail/route.js';
 import { planSeries, planSplit, type PlanInput } from '../../src/series/plan.js';
 import type { TemplateVars } from '../../src/templates/render.js';
@@ -294,4 +295,35 @@ describe('--toggles: runtime toggles converted with a setter beside the boot-tim
     await expect(plan(files, { given: { only: toggleFlag } })).rejects.toMatchObject({ hint: expect.stringMatching(/add --toggles/) });
     expect((await plan(files, { given: { only: toggleFlag, toggles: 'true' } })).patches).toHaveLength(1);
   });
+});
+
+describe('a manual flag read as a value: carried as an RFC', () => {
+  const VALUE = 'bool flag_on(void)\n{\n\treturn flag;\n}\n';
+  const files = { 'kernel/a.c': source(TEST_HINTED, SETUP), 'kernel/b.c': source(TEST_HINTED, SETUP, VALUE) };
+
+  test('the auto flag gets its series, the value-read one an RFC series whose patch reads static_key_enabled() there and whose cover is the checklist', async () => {
+    const whole = await plan(files);
+    const plans = await planSplit({ ...input(files, {}), prepared: whole.prepared! }, whole, () => false);
+    expect(plans.map((p) => [p.name, !!p.rfc, p.patches.length])).toEqual([
+      ['static-keys', false, 1],
+      ['static-keys-rfc', true, 1],
+    ]);
+    const rfc = plans[1]!;
+    const b = rfc.patches[0]!.changes.find((c) => c.file === 'kernel/b.c')!;
+    expect(b.after).toContain('\treturn static_key_enabled(&flag_key);\n');
+    const body = rfc.patches[0]!.body.replace(/\n(?! )/g, ' ');
+    expect(body).toContain('An RFC: the scan could not clear flag on its own (read as a value at line 18: `return flag;`). That read becomes static_key_enabled(&flag_key) (line 18), which is true exactly when the key is enabled, as the flag was.');
+    expect(rfc.cover.body).toContain('    [x] static_key_enabled() for the value read at line 18: line 18 reads static_key_enabled(&flag_key)');
+    expect(plans[0]!.cover.body).not.toContain('RFC');
+  });
+});
+
+test('convertFlag with values: a returned value and a READ_ONCE() printk argument become static_key_enabled(); without it the flag is refused', () => {
+  const text = `static bool f;\n${TEST_HINTED.replace(/flag/g, 'f')}bool on(void)\n{\n\treturn f;\n}\nvoid show(void)\n{\n\tpr_info("%d\\n", READ_ONCE(f));\n}\n${SETUP.replace(/flag/g, 'f')}`;
+  const frag = { define: () => 'DEFINE_STATIC_KEY_FALSE(f_key);', read: () => 'static_branch_unlikely(&f_key)', write: () => 'static_branch_enable(&f_key)', include: () => '#include <linux/jump_label.h>', value: () => 'static_key_enabled(&f_key)' };
+  const conv = convertFlag('k.c', text, 'f', 'f_key', frag, undefined, { values: true });
+  expect(conv.text).toContain('\treturn static_key_enabled(&f_key);\n');
+  expect(conv.text).toContain('pr_info("%d\\n", static_key_enabled(&f_key));');
+  expect(conv.values.map((v) => v.line)).toEqual([9, 13]);
+  expect(() => convertFlag('k.c', text, 'f', 'f_key', frag)).toThrow(/read outside a branch condition/);
 });

@@ -21,6 +21,8 @@ export interface KeyFragments {
   read(v: { key: string; hint: Hint; negated: boolean }): string;
   write(v: { key: string; enable: boolean }): string;
   include(): string;
+  /** A read of the value (returned, printed, passed on): static_key_enabled(&key). */
+  value?(v: { key: string }): string;
 }
 
 export interface SiteRecord {
@@ -45,6 +47,8 @@ export interface Conversion {
   declaration: SiteRecord;
   reads: SiteRecord[];
   writes: SiteRecord[];
+  /** Reads of the value outside a branch condition, each now static_key_enabled() (the `values` option). */
+  values: SiteRecord[];
   includeAdded: boolean;
   /** Lines (of the converted text, before any include is added) whose comments named the flag and now name the key. */
   commentsUpdated: number[];
@@ -56,7 +60,7 @@ interface Replacement {
   start: number;
   end: number;
   text: string;
-  kind: 'declaration' | 'read' | 'write';
+  kind: 'declaration' | 'read' | 'write' | 'value';
   hint?: SiteRecord['hint'];
   enable?: boolean;
 }
@@ -74,9 +78,10 @@ const STATIC_KEY_API = /\b(?:static_branch_\w+|static_key_\w+|(?:DEFINE|DECLARE)
  */
 /**
  * `bootOnly`: every writer runs before mark_readonly() (boot-option handlers, initcalls), so the key is defined _RO
- * as a flag marked __ro_after_init is.
+ * as a flag marked __ro_after_init is. `values`: a read outside a branch condition (`return flag;`, a printk argument)
+ * becomes static_key_enabled(&key) instead of refusing the flag.
  */
-export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean, opts: { bootOnly?: boolean } = {}): Conversion {
+export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean, opts: { bootOnly?: boolean; values?: boolean } = {}): Conversion {
   const { masked, blocks } = readC(text);
   const lines = new LineIndex(text);
   const refuse = (offset: number, why: string): never => {
@@ -106,6 +111,11 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     const write = parseWrite(masked, at, flag, decl.type, refuse);
     if (write) {
       replacements.push({ start: write.start, end: write.end, kind: 'write', text: fragments.write({ key, enable: write.enable }), enable: write.enable });
+      continue;
+    }
+    const value = opts.values && fragments.value ? valueRead(masked, at, flag) : undefined;
+    if (value) {
+      replacements.push({ ...value, kind: 'value', text: fragments.value!({ key }) });
       continue;
     }
     const read = parseBranchRead(masked, at, flag, refuse);
@@ -147,10 +157,34 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     declaration: of('declaration')[0]!,
     reads: of('read'),
     writes: of('write'),
+    values: of('value'),
     includeAdded,
     commentsUpdated,
     commentsKept: option && named.length > 0 ? option : false,
   };
+}
+
+/**
+ * A read of the flag's value that is no branch test (what parseBranchRead() refuses as read outside a branch or an
+ * if/while condition): its span, READ_ONCE() included; undefined for a test, a write or a comparison.
+ */
+function valueRead(masked: string, at: number, flag: string): { start: number; end: number } | undefined {
+  try {
+    parseBranchRead(masked, at, flag, (_o, why) => {
+      throw new Error(why);
+    });
+    return undefined;
+  } catch (e) {
+    if (!/read outside (a branch|an if\/while) condition/.test((e as Error).message)) return undefined;
+  }
+  let start = at;
+  let end = at + flag.length;
+  const open = prevNonSpace(masked, start);
+  if (masked[open] === '(' && wordEndingAt(masked, prevNonSpace(masked, open)) === 'READ_ONCE' && masked[nextNonSpace(masked, end)] === ')') {
+    start = prevNonSpace(masked, open) - 'READ_ONCE'.length + 1;
+    end = nextNonSpace(masked, end) + 1;
+  }
+  return { start, end };
 }
 
 export function isMemberAccess(masked: string, at: number): boolean {

@@ -67,6 +67,7 @@ export function fragments(ctx: RecipeContext): KeyFragments {
     read: (v) => one('code/read.hbs', v),
     write: (v) => one('code/write.hbs', v),
     include: () => one('code/include.hbs', {}),
+    value: (v) => one('code/value.hbs', v),
   };
 }
 

@@ -24,7 +24,7 @@ export type { MeasuredKinds } from '../../measure/kernel.js';
 export type { Hits, MeasureSite } from '../../measure/counts.js';
 
 /** Bumped when what a cached measurement holds changes. */
-const FORMAT = 4;
+const FORMAT = 5;
 
 
 export interface MeasuredCandidate extends Measured {

@@ -229,6 +229,16 @@ export function pendingNames(f: FlagFacts, tree: TreeAnswers): Set<string> {
   return out;
 }
 
+/**
+ * A manual flag whose only need is static_key_enabled() at its value reads: a mechanical change the conversion makes
+ * (its `values` option), so kseries carries it as far as a patch — an RFC, since the scan could not clear it alone.
+ */
+export function carriable(c: Pick<FlagCandidate, 'verdict' | 'needs'>): boolean {
+  return c.verdict === 'manual' && c.needs.length > 0 && c.needs.every((n) => VALUE_NEED.test(n));
+}
+
+const VALUE_NEED = /^static_key_enabled\(\) for the value read at line \d+$/;
+
 /** The verdict: any reject reason rejects, any manual reason makes it manual, else auto. */
 export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSWERS): FlagCandidate {
   const reject = [...f.reject];

@@ -6,7 +6,7 @@ import type { Params } from '../../../templates/params.js';
 import type { TemplateVars } from '../../../templates/render.js';
 import { convertFlag } from '../convert.js';
 import { archPath, describe, fragments, historyCase, historyPrefix, subjectPrefix } from '../index.js';
-import type { FlagCandidate } from '../scan.js';
+import { carriable, type FlagCandidate } from '../scan.js';
 import { staticKeyVerifier } from '../verify.js';
 import type { Route } from '../../../mail/route.js';
 import type { FlagHits, RecipeCode, RecipeContext, RuntimeEvidence } from '../../types.js';
@@ -30,6 +30,8 @@ interface FlagVars extends TemplateVars {
   toggle: boolean;
   /** The key is defined _RO (the flag was __ro_after_init, or only boot-time code writes it). */
   readOnly: boolean;
+  /** A manual flag carried as an RFC (carriable()): its value reads become static_key_enabled(). */
+  rfc: boolean;
   /** Hits per second of the measured workload (null: not measured, or the boot workload). */
   perSecond: number | null;
   /** One sentence on how often the tests ran, or why they were not measured. */
@@ -57,10 +59,12 @@ export const staticKeys: RecipeCode = {
         const key = `${c.variable}_key`;
         const usualValue = valueAfterBoot(c);
         try {
-          // A runtime toggle gets a setter for its interface (static-key-toggle's conversion); a boot-time flag does not.
-          const toggle = c.verdict === 'manual';
+          // A runtime toggle gets a setter for its interface (static-key-toggle's conversion); a boot-time flag does not;
+          // a manual flag read as a value gets static_key_enabled() there, in an RFC.
+          const rfc = carriable(c);
+          const toggle = c.verdict === 'manual' && !rfc;
           const tc = toggle ? convertToggle(file, text, c.variable, key, toggleFragments(ctx)) : undefined;
-          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue, { bootOnly: bootOnly(c) });
+          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue, { bootOnly: bootOnly(c), values: rfc });
           text = conv.text;
           const facts = tc ? { ...toggleVars(tc), toggle: true } : { ...describe(conv), toggle: false };
           // Documentation that names the flag describes it, not the key: reported, for the author to judge.
@@ -68,7 +72,8 @@ export const staticKeys: RecipeCode = {
           const writers = writerFacts(file, baseText, c, conv);
           // Set only by boot options: the key's NOP is the path of a command line without them.
           const options = writers.length > 0 && writers.every((w) => w.option) ? [...new Set(writers.map((w) => w.option as string))] : [];
-          converted.push({ ...facts, docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && conv.readOnlyAfterInit && !conv.readOnlyDeclared ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false, siblings: siblingsOf(c, found, chosen) });
+          const checklist = rfc ? c.needs.map((n) => ({ need: n, done: `line ${/line (\d+)/.exec(n)?.[1]} reads static_key_enabled(&${key})` })) : [];
+          converted.push({ ...facts, rfc, checklist, valueLines: conv.values.map((v) => v.line), manualWhy: rfc ? c.reasons : [], docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && conv.readOnlyAfterInit && !conv.readOnlyDeclared ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false, siblings: siblingsOf(c, found, chosen) });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -81,8 +86,9 @@ export const staticKeys: RecipeCode = {
     const groups = await groupByMaintainers(ctx, files);
     const scope = paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('+');
     // One independent series per tree that applies the patches: a tree sees only its own.
+    // A group with a flag carried as an RFC goes in an RFC series of its own for that tree.
     const trees = new Map<string, TemplateVars[]>();
-    for (const g of groups) trees.set(g.tree as string, [...(trees.get(g.tree as string) ?? []), g]);
+    for (const g of groups) trees.set(`${g.tree}${g.rfc ? '\0rfc' : ''}`, [...(trees.get(`${g.tree}${g.rfc ? '\0rfc' : ''}`) ?? []), g]);
     const routes = await Promise.all(skipped.map((x) => routeFor(ctx, x.file)));
     const notices: string[] = [];
     for (const x of files.flatMap((f) => f.flags)) {
@@ -106,16 +112,20 @@ export const staticKeys: RecipeCode = {
       suffix: scope,
       treeName: '',
       subjectTag: '',
-      trees: [...trees].map(([tree, gs]) => {
+      rfc: false,
+      trees: [...trees.values()].map((gs) => {
         const route = gs[0]!.route as Route;
+        const tree = route.tree;
+        const rfc = gs[0]!.rfc === true;
         return {
           ...seriesVars(
             gs,
-            skipped.filter((_, i) => routes[i]!.tree === tree),
+            rfc ? [] : skipped.filter((_, i) => routes[i]!.tree === tree),
           ),
           treeName: tree,
-          suffix: [...new Set([scope, route.slug].filter(Boolean))].join('-'),
+          suffix: [...new Set([scope, route.slug, rfc ? 'rfc' : ''].filter(Boolean))].join('-'),
           subjectTag: route.tag ?? '',
+          rfc,
         };
       }),
     };
@@ -123,7 +133,7 @@ export const staticKeys: RecipeCode = {
 
   transform(ctx, file, text, vars) {
     let out = text;
-    for (const f of vars.flags as FlagVars[]) out = (f.toggle ? convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)) : convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { bootOnly: f.readOnly })).text;
+    for (const f of vars.flags as FlagVars[]) out = (f.toggle ? convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)) : convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { bootOnly: f.readOnly, values: f.rfc })).text;
     return out;
   },
 
@@ -138,7 +148,7 @@ export const staticKeys: RecipeCode = {
  */
 function select(found: FlagCandidate[], only: string[], paths: string[], runtime: RuntimeEvidence | undefined, limits: { minRate: number; top: number; toggles: boolean }): FlagCandidate[] {
   const where = paths.length ? ` under ${paths.join(', ')}` : '';
-  const convertible = (c: FlagCandidate) => c.verdict === 'auto' || (limits.toggles && notAToggle(c) === undefined);
+  const convertible = (c: FlagCandidate) => c.verdict === 'auto' || carriable(c) || (limits.toggles && notAToggle(c) === undefined);
   if (only.length === 0) {
     const auto = found.filter(convertible);
     if (auto.length === 0) throw new ParamError(`static-keys: no flag${where} can be converted automatically`, `kseries scan static-keys${paths.map((p) => ` --path ${p}`).join('')} shows the candidates and why`);
@@ -290,12 +300,13 @@ async function groupByMaintainers(ctx: RecipeContext, files: { file: string; fla
     maintainers.push(...(await Promise.all(some.map((f) => ctx.maintainersOf(f.file)))));
     routes.push(...(await Promise.all(some.map((f) => routeFor(ctx, f.file)))));
   }
-  const groups = new Map<string, { maintainers: string[]; route: Route; files: typeof files }>();
+  const groups = new Map<string, { maintainers: string[]; route: Route; files: typeof files; rfc: boolean }>();
   files.forEach((f, i) => {
     const m = maintainers[i]!;
     const route = routes[i]!;
-    const id = `${route.tree}\n${m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`}`;
-    if (!groups.has(id)) groups.set(id, { maintainers: m, route, files: [] });
+    const rfc = f.flags.some((x) => x.rfc);
+    const id = `${route.tree}\n${rfc}\n${m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`}`;
+    if (!groups.has(id)) groups.set(id, { maintainers: m, route, files: [], rfc });
     groups.get(id)!.files.push(f);
   });
   const entryPrefix = new Map(files.map((f, i) => [f.file, routes[i]!.prefix]));
@@ -312,6 +323,7 @@ async function groupByMaintainers(ctx: RecipeContext, files: { file: string; fla
       prefix: told.length === 1 && told[0] ? told[0] : entry.length === 1 && entry[0] ? entry[0] : groupPrefix(g.files.map((f) => f.file)),
       tree: g.route.tree,
       route: g.route,
+      rfc: g.rfc,
       title: flags.length === 1 ? `${convert} ${flags[0]!.flag} to a static key` : `${convert} ${flags.length} ${flags.some((f) => f.toggle) ? 'flags' : 'boot-time flags'} to static keys`,
       maintainers: g.maintainers,
       files: g.files,
