@@ -49,9 +49,12 @@ test('the built CLI classifies in worker threads and says the same; --rev scans 
   fs.rmSync(cache, { recursive: true, force: true });
   expect(built).toBe(`${inProcess.out}\n`);
   const head = git(tree.root, 'rev-parse', 'HEAD').trim();
-  const atRev = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--rev', head, '--json']);
-  const here = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--json']);
+  // drivers/acpi: DMI quirk flags, whose writers dmi_check_system() (drivers/firmware/dmi_scan.c) calls: at a commit
+  // the definer's text is read from the commit.
+  const atRev = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--path', 'drivers/acpi', '--rev', head, '--json']);
+  const here = await cli(['--tree', tree.root, 'scan', 'static-keys', '--path', 'mm', '--path', 'drivers/acpi', '--json']);
   expect(atRev.out).toBe(here.out);
+  expect(JSON.parse(here.out).candidates.find((c: { variable: string }) => c.variable === 'ac_only').verdict).toBe('auto');
   const bad = await cli(['--tree', tree.root, 'scan', 'static-keys', '--rev', 'no-such-rev']);
   expect(bad.code).toBe(2);
   expect(bad.err).toMatch(/^kseries: --rev no-such-rev is not a commit/);

@@ -260,8 +260,10 @@ export class Expander {
       const api = model?.functions.get(p.what);
       if (model && api) {
         const calls = fieldCalls(model, field, p.struct);
-        const now = calls.some((c) => c.def === api || model.usesOf(c.def.name).some((u) => u.kind === 'call' && u.in === api));
-        if (now) {
+        // The calls made before the function returns: its own, and those of the functions of its file it calls.
+        const inApi = (c: { def: FunctionDef }) => c.def === api || model.usesOf(c.def.name).some((u) => u.kind === 'call' && u.in === api);
+        const others = calls.filter((c) => !inApi(c));
+        if (others.length < calls.length) {
           const out: Reach[] = [];
           let cut = false;
           const take = (w: Walked, via: string[]) => {
@@ -269,7 +271,7 @@ export class Expander {
             cut ||= !!w.cut;
           };
           take(this.expandAll(p.given, stack, pending), [p.what]);
-          for (const c of calls) if (c.def !== api && !model.usesOf(c.def.name).some((u) => u.kind === 'call' && u.in === api)) take(this.expandAll(this.walker.reachAt(model, c.def, c.at), [...stack, p.what], pending), []);
+          for (const c of others) take(this.expandAll(this.walker.reachAt(model, c.def, c.at), [...stack, p.what], pending), []);
           return { reaches: out, cut };
         }
       }

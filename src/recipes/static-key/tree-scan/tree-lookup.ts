@@ -152,7 +152,9 @@ export class TreeLookup implements CallerLookup {
 
   definerOf(name: string): string | null | undefined {
     const file = this.index.defined?.[name];
-    return file === undefined ? undefined : file || null;
+    // At a commit a definer is known only once its text is read (lookUpDefiners() reads it).
+    if (file === undefined || (file && this.source.commit && !this.texts.has(file))) return undefined;
+    return file || null;
   }
 
   /**
@@ -161,18 +163,20 @@ export class TreeLookup implements CallerLookup {
    */
   private async lookUpDefiners(names: string[]): Promise<void> {
     const defined = (this.index.defined ??= {});
-    const wanted = names.filter((n) => /^[A-Za-z_]\w*$/.test(n) && !(n in defined)).sort();
-    if (wanted.length === 0) return;
+    const asked = names.filter((n) => /^[A-Za-z_]\w*$/.test(n));
+    const wanted = asked.filter((n) => !(n in defined)).sort();
     for (const n of wanted) defined[n] = '';
     const patterns: string[] = [];
     for (let i = 0; i < wanted.length; i += NAMES_PER_PATTERN) patterns.push(definitionPattern(trie(wanted.slice(i, i + NAMES_PER_PATTERN))));
-    await this.grep(patterns, '*.c', (file, _line, match) => {
-      const name = /(\w+)\s*\($/.exec(match)?.[1];
-      if (name && defined[name] === '') defined[name] = file;
-    });
-    const { commit } = this.source;
-    const files = wanted.map((n) => defined[n]!).filter((f) => f && !this.texts.has(f));
-    if (commit) for (const [f, t] of await readBatch(this.source, files)) this.texts.set(f, t);
+    if (patterns.length) {
+      await this.grep(patterns, '*.c', (file, _line, match) => {
+        const name = /(\w+)\s*\($/.exec(match)?.[1];
+        if (name && defined[name] === '') defined[name] = file;
+      });
+    }
+    // At a commit the definers' texts are read now (a working tree's when the walk needs them), known ones included.
+    const files = [...new Set(asked.map((n) => defined[n]!))].filter((f) => f && !this.texts.has(f));
+    if (this.source.commit) for (const [f, t] of await readBatch(this.source, files)) this.texts.set(f, t);
   }
 
   file(path: string): CFile | undefined {

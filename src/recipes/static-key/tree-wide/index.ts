@@ -88,7 +88,10 @@ export const staticKeys: RecipeCode = {
     // One independent series per tree that applies the patches: a tree sees only its own.
     // A group with a flag carried as an RFC goes in an RFC series of its own for that tree.
     const trees = new Map<string, TemplateVars[]>();
-    for (const g of groups) trees.set(`${g.tree}${g.rfc ? '\0rfc' : ''}`, [...(trees.get(`${g.tree}${g.rfc ? '\0rfc' : ''}`) ?? []), g]);
+    for (const g of groups) {
+      const id = `${g.tree}${g.rfc ? '\0rfc' : ''}`;
+      trees.set(id, [...(trees.get(id) ?? []), g]);
+    }
     const routes = await Promise.all(skipped.map((x) => routeFor(ctx, x.file)));
     const notices: string[] = [];
     for (const x of files.flatMap((f) => f.flags)) {
