@@ -1,5 +1,8 @@
 // generate static-keys --no-build on the real 6.12 tree: which flags --only and --toggles take and refuse, and the
 // messages without figures. Generating with the measurement and the draft's proof is test/kernel/static-keys.test.ts.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { cli, git, userTree } from '../helpers/tree.js';
@@ -52,4 +55,20 @@ test('--only takes exactly the named flags, and refuses a flag the scan does not
   expect(tdiff.replace(/\n(?![ +-])/g, ' ')).toContain('sysctl_protected_symlinks in fs/namei.c is an int flag written through the sysctl fs.protected_symlinks');
   expect(tdiff).toContain('+\t\t.proc_handler\t= sysctl_protected_symlinks_sysctl,');
   expect(tdiff).toContain('+\tif (!static_branch_likely(&sysctl_protected_symlinks_key))');
+
+  // A manual flag whose only need is static_key_enabled() at its value reads: an RFC series of its own.
+  const value = await run('generate', 'static-keys', '--path', 'drivers/tty', '--only', 'drivers/tty/sysrq.c:sysrq_always_enabled', '--no-build', '--json');
+  expect(value.code, value.err).toBe(0);
+  const [vr] = (JSON.parse(value.out) as { series: Generated[] }).series;
+  expect(vr!.series).toMatch(/-rfc$/);
+  const vdiff = git(tree.root, 'show', '--format=%B', vr!.commits[0]!.sha);
+  expect(vdiff).toContain('+\treturn sysrq_enabled || static_key_enabled(&sysrq_always_enabled_key);');
+  expect(vdiff).toContain('+\tif (static_branch_unlikely(&sysrq_always_enabled_key))');
+  expect(vdiff.replace(/\n(?![ +-])/g, ' ')).toContain('An RFC: the scan could not clear sysrq_always_enabled on its own (read as a value at line 64:');
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-rfc-'));
+  const emitted = await run('emit', vr!.series, '--out', out);
+  expect(emitted.code, emitted.err).toBe(0);
+  const [mail] = fs.readdirSync(path.join(out, vr!.series, 'v1')).filter((f) => f.endsWith('.patch'));
+  expect(fs.readFileSync(path.join(out, vr!.series, 'v1', mail!), 'utf8')).toMatch(/^Subject: \[RFC PATCH\] tty: Convert sysrq_always_enabled to a static key$/m);
+  fs.rmSync(out, { recursive: true, force: true });
 });
