@@ -32,7 +32,8 @@ function labelsOf(files: string[]): Label[] {
 
 /** Scan `root`, compare with `labels`, print the exact-match rate per family and each miss; never a wrong auto. */
 async function agree(tree: string, root: string, labels: Label[]): Promise<number> {
-  const r = await cli(['--tree', root, 'scan', 'static-keys', '--json']);
+  // Only the labelled files are classified (callers, headers and architectures are still looked up tree-wide).
+  const r = await cli(['--tree', root, 'scan', 'static-keys', ...[...new Set(labels.map((l) => l.file))].flatMap((f) => ['--path', f]), '--json']);
   expect(r.code, r.err).toBe(0);
   const found = new Map((JSON.parse(r.out).candidates as FlagCandidate[]).map((c) => [`${c.file}:${c.variable}`, c]));
   const misses: string[] = [];
