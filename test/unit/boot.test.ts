@@ -149,6 +149,7 @@ describe('the minimal config of a measurement', () => {
     'drivers/Makefile': 'obj-$(CONFIG_FOO) += foo.o\n',
     'net/Makefile': 'obj-$(CONFIG_BT) += bluetooth.o\n',
     'samples/Makefile': 'obj-$(CONFIG_SAMPLES) += s.o\n',
+    'kernel/power/Makefile': 'obj-$(CONFIG_ACPI) += acpi.o\n',
   };
   const read = async (f: string) => files[f];
 
@@ -162,6 +163,8 @@ describe('the minimal config of a measurement', () => {
     expect(by['net/bluetooth.o']!.leftOff).toBe('CONFIG_BT is left off: the QEMU guest never runs that code');
     expect(by['samples/s.o']!.leftOff).toMatch(/sample code/);
     expect(by['arch/arm/x.o']!.leftOff).toMatch(/^arm code: the measured kernel is x86-64/);
+    const [acpi] = await objectPlans(['kernel/power/acpi.o'], read, new Set());
+    expect(acpi!.leftOff).toBe('CONFIG_ACPI is left off: it changes the kernel being measured');
   });
 
   test('a driver the base already builds needs nothing', async () => {
