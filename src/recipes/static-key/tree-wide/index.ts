@@ -252,17 +252,23 @@ function valueAfterBoot(c: FlagCandidate): boolean | undefined {
   return values.size === 1 ? [...values][0] : undefined;
 }
 
+/** The boot-time writers' kinds as messages name them, in boot order. */
+const WRITER_KINDS: [WriterFact['kind'], string][] = [
+  ['early_param', 'early_param() handler'],
+  ['setup', '__setup() handler'],
+  ['initcall', 'initcall'],
+];
+
 /** "the __setup() handler foo()", "the early_param() handler baz()", "the initcall bar()". */
 function setBy(c: FlagCandidate): string[] {
-  const kind: Record<string, string> = { setup: '__setup() handler', early_param: 'early_param() handler' };
-  return [...new Set(c.writes.map((w) => `the ${kind[w.context] ?? 'initcall'} ${w.function}()`))];
+  const kind = new Map<string, string>(WRITER_KINDS);
+  return [...new Set(c.writes.map((w) => `the ${kind.get(w.context) ?? 'initcall'} ${w.function}()`))];
 }
 
 /** "__setup() handlers and initcalls": the kinds of writer the converted flags have, in boot order. */
 function writerKinds(flags: FlagVars[]): string[] {
   const kinds = new Set(flags.flatMap((f) => (f.writerFacts as WriterFact[]).map((w) => w.kind)));
-  const names: [string, string][] = [['early_param', 'early_param() handlers'], ['setup', '__setup() handlers'], ['initcall', 'initcalls']];
-  return names.filter(([k]) => kinds.has(k as never)).map(([, n]) => n);
+  return WRITER_KINDS.filter(([k]) => kinds.has(k)).map(([, n]) => `${n}s`);
 }
 
 /** What a series' cover letter counts, for the groups it holds. */
