@@ -20,6 +20,8 @@ export interface RecipeContext {
   routeOf?(file: string): Promise<Route>;
   /** The files under Documentation/ that name `word` as a word, at the series base. */
   docsNaming?(word: string): Promise<string[]>;
+  /** The .c and .h files that name `word` as a word, at the series base (a shared flag's other users). */
+  sourcesNaming?(word: string): Promise<string[]>;
   /** A file's recent authors and committers (get_maintainer.pl --git); none in a tree without history. */
   authorsOf?(file: string): Promise<string[]>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */

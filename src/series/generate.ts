@@ -187,6 +187,12 @@ async function runtimeEvidence(tree: KernelTree, base: string, how: { config: st
   };
 }
 
+/** The files under `pathspecs` that name `word` as a word at `base`; exit 1 (nothing found) is no failure here. */
+async function filesNaming(root: string, base: string, word: string, pathspecs: string[]): Promise<string[]> {
+  const out = (await gitTry(root, ['grep', '-l', '-w', '-F', '--full-name', word, base, '--', ...pathspecs])) ?? '';
+  return out.split('\n').filter(Boolean).map((l) => l.slice(base.length + 1));
+}
+
 /** How many of a file's latest commits give its usual subject prefix. */
 const HISTORY_SUBJECTS = 30;
 
@@ -198,8 +204,8 @@ async function treeServices(tree: KernelTree, base: string): Promise<TreeService
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
     routeOf: async (file) => routeOf(file, parseSections(await runGetMaintainerSections(tree.root, file))),
     authorsOf: async (file) => (useGit ? runGetMaintainerGit(tree.root, file) : []),
-    // Exit 1 (nothing found) is no failure here.
-    docsNaming: async (word) => ((await gitTry(tree.root, ['grep', '-l', '-w', '-F', '--full-name', word, base, '--', 'Documentation'])) ?? '').split('\n').filter(Boolean).map((l) => l.slice(base.length + 1)),
+    docsNaming: (word) => filesNaming(tree.root, base, word, ['Documentation']),
+    sourcesNaming: (word) => filesNaming(tree.root, base, word, ['*.c', '*.h']),
     subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
   };
 }

@@ -32,7 +32,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'subjectsOf' | 'runtime'>;
+export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'runtime'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;

@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { beforeAll, expect, test } from 'vitest';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { cli, git, userTree } from '../helpers/tree.js';
+import { amTree, cli, git, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
 const run = (...args: string[]) => cli(['--tree', tree.root, ...args]);
@@ -16,6 +17,7 @@ beforeAll(async () => {
 
 interface Generated {
   series: string;
+  version: number;
   base: string;
   commits: { sha: string; subject: string }[];
   unproven: string[];
@@ -70,5 +72,37 @@ test('--only takes exactly the named flags, and refuses a flag the scan does not
   expect(emitted.code, emitted.err).toBe(0);
   const [mail] = fs.readdirSync(path.join(out, vr!.series, 'v1')).filter((f) => f.endsWith('.patch'));
   expect(fs.readFileSync(path.join(out, vr!.series, 'v1', mail!), 'utf8')).toMatch(/^Subject: \[RFC PATCH\] tty: Convert sysrq_always_enabled to a static key$/m);
+  fs.rmSync(out, { recursive: true, force: true });
+});
+
+test('a shared manual flag named with --only is carried as an RFC: definition, header and the other files in one patch, each writer asked about', async () => {
+  // Without --only the scan's manual verdict stands; named, kseries carries what it can and asks the rest.
+  const r = await run('generate', 'static-keys', '--path', 'mm', '--only', 'mm/page_alloc.c:page_group_by_mobility_disabled', '--no-build', '--json');
+  expect(r.code, r.err).toBe(0);
+  const [s] = (JSON.parse(r.out) as { series: Generated[] }).series;
+  expect(s!.series).toBe('static-keys-mm-rfc');
+  const sha = s!.commits[0]!.sha;
+  expect(git(tree.root, 'show', '--format=', '--name-only', sha).trim().split('\n')).toEqual(['include/linux/gfp.h', 'include/linux/mmzone.h', 'mm/page_alloc.c']);
+  const show = git(tree.root, 'show', '--format=%B', sha);
+  expect(show).toContain('-int page_group_by_mobility_disabled __read_mostly;\n+DEFINE_STATIC_KEY_FALSE(page_group_by_mobility_disabled_key);');
+  expect(show).toContain('-extern int page_group_by_mobility_disabled;\n+DECLARE_STATIC_KEY_FALSE(page_group_by_mobility_disabled_key);');
+  expect(show).toContain('+\tif (static_branch_unlikely(&page_group_by_mobility_disabled_key))\n \t\treturn MIGRATE_UNMOVABLE;');
+  expect(show).toContain('+\t\tstatic_branch_enable(&page_group_by_mobility_disabled_key);');
+  expect(show).toContain('+\t\tstatic_key_enabled(&page_group_by_mobility_disabled_key) ? "off" : "on",');
+  const body = show.slice(0, show.indexOf('\ndiff --git')).replace(/\n(?![ +-])/g, ' ');
+  expect(body).toContain('written by build_all_zonelists() (called where kseries could not place every caller)');
+  expect(body).toContain('include/linux/mmzone.h declares it where it declared the flag; the test in gfp_migratetype() (include/linux/gfp.h) becomes a jump label too.');
+  expect(body).toMatch(/- a writer context kseries can establish: are static_branch_disable\(\)\s+and static_branch_enable\(\) right there\? written in\s+build_all_zonelists\(\) <- online_pages\(\)/);
+  // The mail is checkpatch-clean, goes to mm's list and `git am` makes the commit's tree from it.
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-rfc-'));
+  const emitted = await run('emit', s!.series, '--out', out, ...(s!.version > 1 ? ['--notes', 'carried again'] : []));
+  expect(emitted.code, emitted.err).toBe(0);
+  expect(emitted.out).toMatch(/Cc: .*linux-mm@kvack\.org/);
+  const dir = path.join(out, s!.series, `v${s!.version}`);
+  const [mail] = fs.readdirSync(dir).filter((f) => f.endsWith('.patch'));
+  const cp = spawnSync('perl', ['scripts/checkpatch.pl', '--no-signoff', path.join(dir, mail!)], { cwd: tree.root, encoding: 'utf8' });
+  // From v2 on the mail carries git's range-diff, whose indented Signed-off-by checkpatch takes for the patch's own.
+  expect(cp.stdout).toMatch(s!.version === 1 ? /total: 0 errors, 0 warnings/ : /total: 0 errors/);
+  expect(amTree(tree.root, s!.base, [path.join(dir, mail!)])).toBe(git(tree.root, 'rev-parse', `${sha}^{tree}`).trim());
   fs.rmSync(out, { recursive: true, force: true });
 });

@@ -2,13 +2,13 @@
 // base case in one fact (a hint kept or added, a __setup() or an initcall writer, a lock held or not, enable only or
 // enable and disable, a test the compiler copies), planned and rendered as generate does; the sentence changes with it.
 import { archesText, succeededCall } from '../../src/recipes/static-key/tree-wide/facts.js';
-import { archView } from '../../src/recipes/static-key/arch.js';
+import { anyArch, archView } from '../../src/recipes/static-key/arch.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
 import { historyPrefix } from '../../src/recipes/static-key/index.js';
-import { scanFile } from '../../src/recipes/static-key/scan.js';
+import { carriable, carriedOnRequest, decide, NO_ANSWERS, scanFacts, scanFile } from '../../src/recipes/static-key/scan.js';
 import { convertFlag } from '../../src/recipes/static-key/convert.js';
 import type { Route } from '../../src/mail/route.js';
 import { planSeries, planSplit, type PlanInput } from '../../src/series/plan.js';
@@ -326,4 +326,77 @@ test('convertFlag with values: a returned value and a READ_ONCE() printk argumen
   expect(conv.text).toContain('pr_info("%d\\n", static_key_enabled(&f_key));');
   expect(conv.values.map((v) => v.line)).toEqual([9, 13]);
   expect(() => convertFlag('k.c', text, 'f', 'f_key', frag)).toThrow(/read outside a branch condition/);
+});
+
+describe('a manual flag carried as an RFC when named', () => {
+  // A shared flag (the page_group_by_mobility_disabled shape): defined in mm/a.c, declared in a header, tested in
+  // another header's inline function, written where kseries cannot place every caller, and printed as a value.
+  const definer = [
+    '#include <linux/mm.h>',
+    '',
+    'int grouping_off __read_mostly;',
+    '',
+    'void hot(void)',
+    '{',
+    '\tif (grouping_off)',
+    '\t\tslow();',
+    '}',
+    '',
+    'void rebuild(void)',
+    '{',
+    '\tif (few_pages())',
+    '\t\tgrouping_off = 1;',
+    '\telse',
+    '\t\tgrouping_off = 0;',
+    '\tpr_info("grouping %s\\n", grouping_off ? "off" : "on");',
+    '}',
+    '',
+  ].join('\n');
+  const header = '#ifndef _A_H\n#define _A_H\n#include <linux/types.h>\n\nextern int grouping_off;\n\n#endif\n';
+  const inline = '#include <linux/a.h>\n\nstatic inline int migratetype(void)\n{\n\tif (unlikely(grouping_off))\n\t\treturn 0;\n\treturn 1;\n}\n';
+  const other = 'static int grouping_off;\n\nvoid f(void)\n{\n\tif (grouping_off)\n\t\tg();\n}\n';
+  const files: Record<string, string> = { 'mm/a.c': definer, 'include/linux/a.h': header, 'include/linux/b.h': inline, 'drivers/x.c': other, 'tools/y.c': inline };
+  const answers = { ...NO_ANSWERS, shared: () => ({ header: 'include/linux/a.h', elsewhere: [] }) };
+
+  function carried(given: Record<string, string>) {
+    const base = input(files, { given });
+    return planSeries({
+      ...base,
+      services: {
+        ...base.services!,
+        flagCandidates: async () => scanFacts('mm/a.c', definer).map((f) => decide(f, anyArch(), answers)),
+        sourcesNaming: async (word: string) => Object.keys(files).filter((f) => new RegExp(`\\b${word}\\b`).test(files[f]!)),
+      },
+    });
+  }
+
+  test('the scan marks it manual; --only carries it: one patch converts the definition, the header and the other user', async () => {
+    const [c] = scanFacts('mm/a.c', definer).map((f) => decide(f, anyArch(), answers));
+    expect(c!.verdict).toBe('manual');
+    expect(c!.shared).toEqual({ header: 'include/linux/a.h' });
+    expect(carriable(c!)).toBe(false);
+    expect(carriedOnRequest(c!)).toBe(true);
+    const p = await carried({ only: 'grouping_off' });
+    expect(p.patches).toHaveLength(1);
+    const after = Object.fromEntries(p.patches[0]!.changes.map((ch) => [ch.file, ch.after]));
+    // drivers/x.c has a grouping_off of its own; tools/ is no kernel code.
+    expect(Object.keys(after).sort()).toEqual(['include/linux/a.h', 'include/linux/b.h', 'mm/a.c']);
+    expect(after['mm/a.c']).toContain('\nDEFINE_STATIC_KEY_FALSE(grouping_off_key);\n');
+    expect(after['mm/a.c']).toContain('static_key_enabled(&grouping_off_key) ? "off" : "on"');
+    expect(after['include/linux/a.h']).toContain('\nDECLARE_STATIC_KEY_FALSE(grouping_off_key);\n');
+    expect(after['include/linux/a.h']).toContain('#include <linux/jump_label.h>');
+    expect(after['include/linux/b.h']).toContain('if (static_branch_unlikely(&grouping_off_key))');
+    expect(after['include/linux/b.h']).not.toContain('jump_label.h');
+    const body = p.patches[0]!.body.replace(/\n(?![ -])/g, ' ');
+    expect(body).toContain('written by rebuild() (called where kseries could not place every caller) and tested in');
+    expect(body).not.toContain('keeps its value once the system has booted');
+    expect(body).toContain('include/linux/a.h declares it where it declared the flag; the test in migratetype() (include/linux/b.h) becomes a jump label too.');
+    expect(body).toMatch(/Left to the reviewer: \n- a writer context kseries can establish: are static_branch_disable\(\)\s+and static_branch_enable\(\) right there\? written in rebuild\(\) \(mm\/a\.c\):[^]*\(lines 14, 16\)$/);
+    // Each reason once: the writer's is in the question, not again in the RFC paragraph.
+    expect(body.match(/written in rebuild\(\)/g)).toHaveLength(1);
+  });
+
+  test('without --only it is not proposed: the default takes auto flags and value-only ones', async () => {
+    await expect(carried({})).rejects.toThrow(/no flag can be converted automatically/);
+  });
 });

@@ -17,7 +17,10 @@ export type Hint = 'likely' | 'unlikely';
 
 /** The code the conversion writes, rendered from the recipe's templates. */
 export interface KeyFragments {
-  define(v: { key: string; initiallyTrue: boolean; readOnlyAfterInit: boolean }): string;
+  /** `shared`: other files use the key (no `static`). */
+  define(v: { key: string; initiallyTrue: boolean; readOnlyAfterInit: boolean; shared: boolean }): string;
+  /** A header's (or another file's) `extern` declaration of a shared flag, as the key's. */
+  declare?(v: { key: string; initiallyTrue: boolean }): string;
   read(v: { key: string; hint: Hint; negated: boolean }): string;
   write(v: { key: string; enable: boolean }): string;
   include(): string;
@@ -44,7 +47,10 @@ export interface Conversion {
   /** The key is defined _RO: the flag was __ro_after_init (`readOnlyDeclared`), or bootOnly asked for it. */
   readOnlyAfterInit: boolean;
   readOnlyDeclared: boolean;
-  declaration: SiteRecord;
+  /** The definition (undefined where a shared flag's other file is converted: its `extern`, if any, is in `declarations`). */
+  declaration: SiteRecord | undefined;
+  /** `extern` declarations that became DECLARE_STATIC_KEY_*() (a shared flag's header). */
+  declarations: SiteRecord[];
   reads: SiteRecord[];
   writes: SiteRecord[];
   /** Reads of the value outside a branch condition, each now static_key_enabled() (the `values` option). */
@@ -60,7 +66,7 @@ interface Replacement {
   start: number;
   end: number;
   text: string;
-  kind: 'declaration' | 'read' | 'write' | 'value';
+  kind: 'declaration' | 'extern' | 'read' | 'write' | 'value';
   hint?: SiteRecord['hint'];
   enable?: boolean;
 }
@@ -79,9 +85,17 @@ const STATIC_KEY_API = /\b(?:static_branch_\w+|static_key_\w+|(?:DEFINE|DECLARE)
 /**
  * `bootOnly`: every writer runs before mark_readonly() (boot-option handlers, initcalls), so the key is defined _RO
  * as a flag marked __ro_after_init is. `values`: a read outside a branch condition (`return flag;`, a printk argument)
- * becomes static_key_enabled(&key) instead of refusing the flag.
+ * becomes static_key_enabled(&key) instead of refusing the flag. `shared`: a flag other files use — `define` converts
+ * the file that defines it (the key is not static; its tests may all be elsewhere), `use` another file that names it
+ * (its `extern` declaration becomes DECLARE_STATIC_KEY_*(), with the definition's type and initial value).
  */
-export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean, opts: { bootOnly?: boolean; values?: boolean } = {}): Conversion {
+export interface ConvertOptions {
+  bootOnly?: boolean;
+  values?: boolean;
+  shared?: { role: 'define' } | { role: 'use'; type: 'bool' | 'int'; initiallyTrue: boolean };
+}
+
+export function convertFlag(file: string, text: string, flag: string, key: string, fragments: KeyFragments, usualValue?: boolean, opts: ConvertOptions = {}): Conversion {
   const { masked, blocks } = readC(text);
   const lines = new LineIndex(text);
   const refuse = (offset: number, why: string): never => {
@@ -97,16 +111,22 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
 
   const uses = findIdentifier(masked, flag).filter((at) => !isMemberAccess(masked, at));
   const topLevel = uses.filter((at) => blocks.isTopLevel(at));
-  if (topLevel.length === 0) {
-    throw new TransformError(`${file}: no file-scope declaration of ${flag}`, 'name a flag declared at file scope in this file');
-  }
   for (const at of uses) if (isPreprocessorLine(masked, at)) refuse(at, `${flag} is used in a preprocessor line`);
-  for (const at of topLevel.slice(1)) refuse(at, `${flag} is used at file scope again (declared twice, or passed to a macro)`);
-
-  const decl = parseDeclaration(masked, topLevel[0]!, flag, refuse);
-  const replacements: Replacement[] = [
-    { ...decl.span, kind: 'declaration', text: fragments.define({ key, initiallyTrue: decl.initiallyTrue, readOnlyAfterInit: decl.readOnlyAfterInit || !!opts.bootOnly }) },
-  ];
+  const shared = opts.shared;
+  let decl: { type: 'bool' | 'int'; initiallyTrue: boolean; readOnlyAfterInit: boolean };
+  const replacements: Replacement[] = [];
+  if (shared?.role === 'use') {
+    decl = { type: shared.type, initiallyTrue: shared.initiallyTrue, readOnlyAfterInit: false };
+    for (const at of topLevel) replacements.push({ ...parseExtern(masked, at, flag, refuse), kind: 'extern', text: fragments.declare!({ key, initiallyTrue: shared.initiallyTrue }) });
+  } else {
+    if (topLevel.length === 0) {
+      throw new TransformError(`${file}: no file-scope declaration of ${flag}`, 'name a flag declared at file scope in this file');
+    }
+    for (const at of topLevel.slice(1)) refuse(at, `${flag} is used at file scope again (declared twice, or passed to a macro)`);
+    const d = parseDeclaration(masked, topLevel[0]!, flag, refuse, shared?.role === 'define');
+    decl = d;
+    replacements.push({ ...d.span, kind: 'declaration', text: fragments.define({ key, initiallyTrue: d.initiallyTrue, readOnlyAfterInit: d.readOnlyAfterInit || !!opts.bootOnly, shared: !!shared }) });
+  }
   for (const at of uses.filter((u) => !blocks.isTopLevel(u))) {
     const write = parseWrite(masked, at, flag, decl.type, refuse);
     if (write) {
@@ -122,7 +142,7 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     const hint = read.hint ?? ((usualValue ?? decl.initiallyTrue) ? 'likely' : 'unlikely');
     replacements.push({ start: read.start, end: read.end, kind: 'read', text: fragments.read({ key, hint, negated: read.negated }), hint: { before: read.hint, after: hint } });
   }
-  if (!replacements.some((r) => r.kind === 'read')) {
+  if (!shared && !replacements.some((r) => r.kind === 'read')) {
     throw new TransformError(`${file}: ${flag} is never tested in a branch`, 'a static key only pays off where a branch tests it');
   }
 
@@ -145,7 +165,9 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   const commentLines = new LineIndex(out);
   const commentsUpdated = [...new Set(mentions.map((at) => commentLines.lineOf(at)))];
   for (const at of [...mentions].reverse()) out = out.slice(0, at) + key + out.slice(at + flag.length);
-  const includeAdded = !JUMP_LABEL_INCLUDE.test(maskC(out)) && !STATIC_KEY_API.test(masked);
+  // Another file of a shared flag that does not declare the key gets it, and the API, from the header that does.
+  const declaresKey = shared?.role !== 'use' || replacements.some((r) => r.kind === 'extern');
+  const includeAdded = declaresKey && !JUMP_LABEL_INCLUDE.test(maskC(out)) && !STATIC_KEY_API.test(masked);
   if (includeAdded) out = addInclude(out, fragments.include());
   const of = (kind: Replacement['kind']) => replacements.filter((r) => r.kind === kind).map((r) => records.get(r)!);
   return {
@@ -154,7 +176,8 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
     initiallyTrue: decl.initiallyTrue,
     readOnlyAfterInit: decl.readOnlyAfterInit || !!opts.bootOnly,
     readOnlyDeclared: decl.readOnlyAfterInit,
-    declaration: of('declaration')[0]!,
+    declaration: of('declaration')[0],
+    declarations: of('extern'),
     reads: of('read'),
     writes: of('write'),
     values: of('value'),
@@ -200,7 +223,7 @@ export function isPreprocessorLine(masked: string, at: number): boolean {
 export type Refuse = (offset: number, why: string) => never;
 
 /** `static bool flag __read_mostly = false;` and its permutations; anything else is refused. */
-export function parseDeclaration(masked: string, at: number, flag: string, refuse: Refuse) {
+export function parseDeclaration(masked: string, at: number, flag: string, refuse: Refuse, shared = false) {
   const start = masked.lastIndexOf('\n', at) + 1;
   const semi = masked.indexOf(';', at);
   if (semi < 0 || masked.slice(at, semi).includes('\n\n')) refuse(at, `cannot read the declaration of ${flag}`);
@@ -209,7 +232,7 @@ export function parseDeclaration(masked: string, at: number, flag: string, refus
   const words = lhs.split(/\s+/);
   if (!words.includes(flag)) refuse(at, `cannot read the declaration of ${flag}`);
   if (words[0] === 'extern') refuse(at, `${flag} is declared extern here; convert it in the file that defines it`);
-  if (!words.includes('static')) refuse(at, `${flag} is not static, so other files may use it (a shared flag needs DECLARE_STATIC_KEY in a header)`);
+  if (!shared && !words.includes('static')) refuse(at, `${flag} is not static, so other files may use it (a shared flag needs DECLARE_STATIC_KEY in a header)`);
   const types = words.filter((w) => w === 'bool' || w === 'int');
   if (types.length !== 1) refuse(at, `${flag} is not a plain bool or int flag`);
   const others = words.filter((w) => !['static', 'bool', 'int', flag].includes(w) && !FLAG_ATTRIBUTES.has(w));
@@ -226,6 +249,16 @@ export function parseDeclaration(masked: string, at: number, flag: string, refus
     initiallyTrue,
     readOnlyAfterInit: words.includes('__ro_after_init'),
   };
+}
+
+/** `extern bool flag;` (attributes allowed) as a statement of its own: its span; anything else at file scope is refused. */
+function parseExtern(masked: string, at: number, flag: string, refuse: Refuse): { start: number; end: number } {
+  const start = masked.lastIndexOf('\n', at) + 1;
+  const semi = masked.indexOf(';', at);
+  const words = semi < 0 ? [] : masked.slice(start, semi).trim().split(/\s+/);
+  const plain = words[0] === 'extern' && words.includes(flag) && words.every((w) => ['extern', 'bool', 'int', flag].includes(w) || FLAG_ATTRIBUTES.has(w));
+  if (!plain) refuse(at, `${flag} is used at file scope other than by an extern declaration`);
+  return { start, end: semi + 1 };
 }
 
 /** `flag = true;` / `WRITE_ONCE(flag, 0);` as a statement; undefined when the use is no write; refusal for other writes. */

@@ -47,7 +47,7 @@ export function describe(c: Conversion): TemplateVars {
     type: c.type,
     initiallyTrue: c.initiallyTrue,
     readOnlyAfterInit: c.readOnlyAfterInit,
-    defineMacro: /DEFINE_STATIC_KEY\w*/.exec(c.declaration.after)?.[0] ?? c.declaration.after,
+    defineMacro: c.declaration ? (/DEFINE_STATIC_KEY\w*/.exec(c.declaration.after)?.[0] ?? c.declaration.after) : '',
     reads: c.reads,
     writes: c.writes,
     readCount: c.reads.length,
@@ -64,6 +64,7 @@ export function fragments(ctx: RecipeContext): KeyFragments {
   const one = (template: string, vars: TemplateVars) => ctx.render(template, vars).replace(/\n+$/, '');
   return {
     define: (v) => one('code/define.hbs', v),
+    declare: (v) => one('code/declare.hbs', v),
     read: (v) => one('code/read.hbs', v),
     write: (v) => one('code/write.hbs', v),
     include: () => one('code/include.hbs', {}),

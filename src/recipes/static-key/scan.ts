@@ -33,6 +33,8 @@ export interface FlagCandidate {
    * architectures, and where each parses early parameters after jump_label_init().
    */
   earlyParamArches?: { arch: string; where: string }[];
+  /** Other files may use it (not static, or exported): the header that declares it extern, when one does. */
+  shared?: { header?: string };
 }
 
 /**
@@ -229,15 +231,40 @@ export function pendingNames(f: FlagFacts, tree: TreeAnswers): Set<string> {
   return out;
 }
 
+/** What the conversion does about a need (`done`), or the question it leaves to a reviewer (`ask`). */
+export type NeedKind = 'done' | 'ask';
+
+/**
+ * The needs kseries can carry into an RFC: a value read (static_key_enabled()) and a shared flag's header (DECLARE_STATIC_KEY
+ * there, the other files' tests converted) are done by the conversion; a writer whose context kseries could not
+ * clear is converted as it stands and asked about. Anything else (a param setter, a sysctl handler, a non-constant
+ * write) is work for a person first.
+ */
+export function needKind(need: string): NeedKind | undefined {
+  if (VALUE_NEED.test(need) || /^DECLARE_STATIC_KEY in \S+\.h$/.test(need)) return 'done';
+  if (WRITER_NEEDS.has(need)) return 'ask';
+  return undefined;
+}
+
+const VALUE_NEED = /^static_key_enabled\(\) for the value read at line \d+$/;
+const WRITER_NEEDS = new Set(['a person to judge the run-time writer', 'a writer context kseries can establish', 'a boot-time writer on every architecture']);
+
 /**
  * A manual flag whose only need is static_key_enabled() at its value reads: a mechanical change the conversion makes
- * (its `values` option), so kseries carries it as far as a patch — an RFC, since the scan could not clear it alone.
+ * (its `values` option), so kseries carries it as far as a patch — an RFC, since the scan could not clear it alone —
+ * and proposes it as it proposes an auto flag.
  */
 export function carriable(c: Pick<FlagCandidate, 'verdict' | 'needs'>): boolean {
   return c.verdict === 'manual' && c.needs.length > 0 && c.needs.every((n) => VALUE_NEED.test(n));
 }
 
-const VALUE_NEED = /^static_key_enabled\(\) for the value read at line \d+$/;
+/**
+ * A manual flag kseries converts when a person names it (generate --only): every need is done by the conversion or
+ * is a question about a writer, which the RFC asks.
+ */
+export function carriedOnRequest(c: Pick<FlagCandidate, 'verdict' | 'needs'>): boolean {
+  return c.verdict === 'manual' && c.needs.length > 0 && c.needs.every((n) => needKind(n) !== undefined);
+}
 
 /** The verdict: any reject reason rejects, any manual reason makes it manual, else auto. */
 export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSWERS): FlagCandidate {
@@ -294,8 +321,10 @@ export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSW
   }
   const initOnly = reject.length === 0 ? readOnlyAtInit(f, tree) : undefined;
   if (initOnly) reject.push(`no benefit: read only at init/exit, in ${initOnly}`);
+  let shared: FlagCandidate['shared'];
   if (f.shared) {
     const { header, elsewhere } = tree.shared(f.variable);
+    shared = header ? { header } : {};
     for (const t of elsewhere) {
       if (t.reject) reject.push(`${t.text} (${t.where})`);
       else {
@@ -318,6 +347,7 @@ export function decide(f: FlagFacts, arch: ArchView, tree: TreeAnswers = NO_ANSW
     reads: f.reads,
     writes,
     ...(earlyParamArches ? { earlyParamArches } : {}),
+    ...(shared ? { shared } : {}),
   };
 }
 
@@ -356,7 +386,7 @@ const NOT_KERNEL: [RegExp, string][] = [
   [/^drivers\/firmware\/efi\/libstub\//, 'the EFI stub'],
 ];
 
-function outsideKernel(file: string): string | undefined {
+export function outsideKernel(file: string): string | undefined {
   return NOT_KERNEL.find(([re]) => re.test(file))?.[1];
 }
 

@@ -6,7 +6,8 @@ import type { Params } from '../../../templates/params.js';
 import type { TemplateVars } from '../../../templates/render.js';
 import { convertFlag } from '../convert.js';
 import { archPath, describe, fragments, historyCase, historyPrefix, subjectPrefix } from '../index.js';
-import { carriable, type FlagCandidate } from '../scan.js';
+import { carriable, carriedOnRequest, type FlagCandidate } from '../scan.js';
+import { checklist, otherUsers } from './carried.js';
 import { staticKeyVerifier } from '../verify.js';
 import type { Route } from '../../../mail/route.js';
 import type { FlagHits, RecipeCode, RecipeContext, RuntimeEvidence } from '../../types.js';
@@ -30,8 +31,15 @@ interface FlagVars extends TemplateVars {
   toggle: boolean;
   /** The key is defined _RO (the flag was __ro_after_init, or only boot-time code writes it). */
   readOnly: boolean;
-  /** A manual flag carried as an RFC (carriable()): its value reads become static_key_enabled(). */
+  /** A manual flag carried as an RFC (carriable(), or named with --only: carriedOnRequest()): its value reads become static_key_enabled(). */
   rfc: boolean;
+  /** The key starts enabled (DEFINE_STATIC_KEY_TRUE). */
+  initiallyTrue: boolean;
+  /** A shared flag: the definition's file is converted as such, and its other users (`usedIn`) in the same patch. */
+  shared: boolean;
+  usedIn: string[];
+  /** Set in another file's entry of the patch: that file uses the flag the definition's file converts. */
+  use?: true;
   /** Hits per second of the measured workload (null: not measured, or the boot workload). */
   perSecond: number | null;
   /** One sentence on how often the tests ran, or why they were not measured. */
@@ -60,11 +68,16 @@ export const staticKeys: RecipeCode = {
         const usualValue = valueAfterBoot(c);
         try {
           // A runtime toggle gets a setter for its interface (static-key-toggle's conversion); a boot-time flag does not;
-          // a manual flag read as a value gets static_key_enabled() there, in an RFC.
-          const rfc = carriable(c);
+          // a manual flag kseries can carry (value reads, a shared flag's header, a writer to ask about) is an RFC.
+          const rfc = carriedOnRequest(c);
           const toggle = c.verdict === 'manual' && !rfc;
+          const shared = rfc && !!c.shared;
           const tc = toggle ? convertToggle(file, text, c.variable, key, toggleFragments(ctx)) : undefined;
-          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue, { bootOnly: bootOnly(c), values: rfc });
+          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue, { bootOnly: bootOnly(c), values: rfc, ...(shared ? { shared: { role: 'define' as const } } : {}) });
+          const users = shared ? await otherUsers(ctx, c, key, fragments(ctx), conv.initiallyTrue) : [];
+          if (shared && conv.reads.length + users.reduce((n, u) => n + u.conv.reads.length, 0) === 0) {
+            throw new TransformError(`${c.variable} is never tested in a branch, in ${[file, ...users.map((u) => u.file)].join(', ')}`, 'a static key only pays off where a branch tests it');
+          }
           text = conv.text;
           const facts = tc ? { ...toggleVars(tc), toggle: true } : { ...describe(conv), toggle: false };
           // Documentation that names the flag describes it, not the key: reported, for the author to judge.
@@ -72,8 +85,9 @@ export const staticKeys: RecipeCode = {
           const writers = writerFacts(file, baseText, c, conv);
           // Set only by boot options: the key's NOP is the path of a command line without them.
           const options = writers.length > 0 && writers.every((w) => w.option) ? [...new Set(writers.map((w) => w.option as string))] : [];
-          const checklist = rfc ? c.needs.map((n) => ({ need: n, done: `line ${/line (\d+)/.exec(n)?.[1]} reads static_key_enabled(&${key})` })) : [];
-          converted.push({ ...facts, rfc, checklist, valueLines: conv.values.map((v) => v.line), manualWhy: rfc ? c.reasons : [], docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), usualValue: usualValue ?? conv.initiallyTrue, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && conv.readOnlyAfterInit && !conv.readOnlyDeclared ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false, siblings: siblingsOf(c, found, chosen) });
+          const items = rfc ? checklist(c, key, conv, users) : [];
+          const settled = c.writes.every((w) => BOOT_CONTEXTS.has(w.context));
+          converted.push({ ...facts, rfc, checklist: items, questions: items.filter((i) => i.ask), valueLines: conv.values.map((v) => v.line), manualWhy: rfc ? unasked(c.reasons, items) : [], useTests: users.flatMap((u) => [...new Set(u.conv.reads.map((r) => `${r.function ?? 'file scope'}() (${u.file})`))]), docs, writerFacts: writers, options, ...rateVars(ctx.runtime, c), flag: c.variable, key, file, line: c.line, setBy: setBy(c), settled, usualValue: usualValue ?? conv.initiallyTrue, initiallyTrue: conv.initiallyTrue, shared, usedIn: users.map((u) => u.file), header: users.find((u) => u.conv.declarations.length)?.file ?? false, flipsAtBoot: usualValue !== undefined && usualValue !== conv.initiallyTrue, setWhen: writers.map((w) => w.after).find(Boolean) || false, readOnly: conv.readOnlyAfterInit, readOnlyNew: !toggle && conv.readOnlyAfterInit && !conv.readOnlyDeclared ? `DEFINE_STATIC_KEY_${conv.initiallyTrue ? 'TRUE' : 'FALSE'}_RO()` : false, siblings: siblingsOf(c, found, chosen) });
         } catch (e) {
           if (!(e instanceof TransformError) || listParam(params.only).length > 0) throw e;
           skipped.push({ file, flag: c.variable, reason: e.message });
@@ -84,7 +98,7 @@ export const staticKeys: RecipeCode = {
     if (files.length === 0) throw new RecipeError(`static-keys: none of the ${chosen.length} chosen flags could be converted`, skipped[0]?.reason ?? 'see kseries scan static-keys');
 
     const groups = await groupByMaintainers(ctx, files);
-    const scope = paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('+');
+    const scope = paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('-');
     // One independent series per tree that applies the patches: a tree sees only its own.
     // A group with a flag carried as an RFC goes in an RFC series of its own for that tree.
     const trees = new Map<string, TemplateVars[]>();
@@ -136,7 +150,11 @@ export const staticKeys: RecipeCode = {
 
   transform(ctx, file, text, vars) {
     let out = text;
-    for (const f of vars.flags as FlagVars[]) out = (f.toggle ? convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)) : convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { bootOnly: f.readOnly, values: f.rfc })).text;
+    for (const f of vars.flags as FlagVars[]) {
+      if (f.toggle) out = convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)).text;
+      else if (f.use) out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { values: true, shared: { role: 'use', type: f.type as 'bool' | 'int', initiallyTrue: f.initiallyTrue } }).text;
+      else out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { bootOnly: f.readOnly, values: f.rfc, ...(f.shared ? { shared: { role: 'define' as const } } : {}) }).text;
+    }
     return out;
   },
 
@@ -178,13 +196,14 @@ function select(found: FlagCandidate[], only: string[], paths: string[], runtime
     }
     return cap(chosen);
   }
+  const named = (c: FlagCandidate) => convertible(c) || carriedOnRequest(c);
   return only.map((o) => {
     const [file, name] = o.includes(':') ? o.split(':', 2) : [undefined, o];
     const matches = found.filter((c) => c.variable === name && (file === undefined || c.file === file));
     if (matches.length === 0) throw new ParamError(`--only ${o}: no flag candidate of that name${where}`, 'kseries scan static-keys lists them; use file:flag to pick one file');
     if (matches.length > 1) throw new ParamError(`--only ${o}: ${matches.length} files declare it (${matches.map((m) => m.file).join(', ')})`, `write it as file:flag, e.g. --only ${matches[0]!.file}:${name}`);
     const c = matches[0]!;
-    if (!convertible(c)) {
+    if (!named(c)) {
       const toggle = notAToggle(c) === undefined;
       throw new ParamError(
         `--only ${o}: the scan says ${c.verdict}: ${c.reasons.join('; ')}`,
@@ -204,6 +223,12 @@ function siblingsOf(c: FlagCandidate, found: FlagCandidate[], chosen: FlagCandid
   return found
     .filter((o) => o.file === c.file && o.variable !== c.variable && !chosen.includes(o) && o.writes.some((w) => w.function && writers.has(w.function)))
     .map((o) => ({ flag: o.variable, why: o.verdict === 'auto' ? 'it is not converted in this series (kseries measure says how hot its tests are)' : `the scan marks it ${o.verdict}: ${o.reasons[0] ?? 'see kseries scan static-keys'}` }));
+}
+
+/** The scan's reasons the checklist's questions do not already state, each once. */
+function unasked(reasons: string[], items: { ask?: string }[]): string[] {
+  const asked = items.map((i) => i.ask ?? '').join('\n');
+  return [...new Set(reasons.map((r) => r.replace(/ \(line \d+\)$/, '')))].filter((r) => !asked.includes(r));
 }
 
 /** Every write of the flag runs before mark_readonly(): from a boot-option handler or an initcall. */
@@ -229,7 +254,7 @@ function saidOnce<F extends TemplateVars & { writerFacts?: WriterFact[] }>(flags
 
 /** "family_registered (auto; hot path, 1 per task exit, 23.6/s)", with a manual one's needs. */
 export function describeHot(c: Pick<FlagCandidate, 'variable' | 'verdict' | 'needs'>, h: FlagHits): string {
-  const needs = c.verdict === 'manual' && c.needs.length ? `, needs ${c.needs.join(', ')}` : '';
+  const needs = c.verdict === 'manual' && c.needs.length ? `, needs ${c.needs.join(', ')}${carriedOnRequest(c) && !carriable(c) ? '; --only carries it as an RFC' : ''}` : '';
   return `${c.variable} (${c.verdict}${needs}; ${formatHotness(h)})`;
 }
 
@@ -259,10 +284,17 @@ const WRITER_KINDS: [WriterFact['kind'], string][] = [
   ['initcall', 'initcall'],
 ];
 
-/** "the __setup() handler foo()", "the early_param() handler baz()", "the initcall bar()". */
+/** The write contexts that end with boot (or a module's init): the flag keeps its value afterwards. */
+const BOOT_CONTEXTS = new Set(WRITER_KINDS.map(([k]) => k as string));
+
+/**
+ * "the __setup() handler foo()", "the early_param() handler baz()", "the initcall bar()"; a writer that runs later
+ * or from where kseries could not tell: "qux(), at run time", "quux(), from where kseries could not establish".
+ */
 function setBy(c: FlagCandidate): string[] {
   const kind = new Map<string, string>(WRITER_KINDS);
-  return [...new Set(c.writes.map((w) => `the ${kind.get(w.context) ?? 'initcall'} ${w.function}()`))];
+  const later = (w: FlagCandidate['writes'][number]) => (['runtime', 'probe', 'exit'].includes(w.context) ? 'at run time' : 'called where kseries could not place every caller');
+  return [...new Set(c.writes.map((w) => (kind.has(w.context) ? `the ${kind.get(w.context)} ${w.function}()` : `${w.function ? `${w.function}()` : 'an initializer'} (${later(w)})`)))];
 }
 
 /** "__setup() handlers and initcalls": the kinds of writer the converted flags have, in boot order. */
@@ -336,10 +368,18 @@ async function groupByMaintainers(ctx: RecipeContext, files: { file: string; fla
       title: flags.length === 1 ? `${convert} ${flags[0]!.flag} to a static key` : `${convert} ${flags.length} ${flags.some((f) => f.toggle) ? 'flags' : 'boot-time flags'} to static keys`,
       maintainers: g.maintainers,
       files: g.files,
+      uses: usesOf(flags),
       flags,
       flagCount: flags.length,
     };
   });
+}
+
+/** The other files of the group's shared flags, each with the flags it uses (converted by transform() as `use`). */
+function usesOf(flags: FlagVars[]): { file: string; flags: FlagVars[] }[] {
+  const out = new Map<string, FlagVars[]>();
+  for (const f of flags) for (const file of f.usedIn) out.set(file, [...(out.get(file) ?? []), { ...f, use: true }]);
+  return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([file, fs]) => ({ file, flags: fs }));
 }
 
 /** The subject prefix of a group: the file's own for one file, else the files' common folder in the same style. */
