@@ -94,6 +94,30 @@ describe('jump-label proof', () => {
     ]);
   });
 
+  it('names a global function the compiler stopped inlining, though it had an out-of-line copy before (set_pageblock_migratetype())', () => {
+    // demo_value() was a global function before (out of line) that demo_hot() did not call; after the patch demo_hot()
+    // calls it for the jump label instead of testing the flag inline.
+    const after = parseObjectCode(
+      read('after.tables.txt'),
+      [
+        'Disassembly of section .text:',
+        '',
+        '0000000000000000 <demo_value>:',
+        '   0:\tf3 0f 1e fa          \tendbr64',
+        '   4:\t66 90                \txchg   %ax,%ax',
+        '   6:\tc3                   \tret',
+        '',
+        '0000000000000010 <demo_hot>:',
+        '  10:\te8 eb ff ff ff       \tcall   0 <demo_value>',
+        '  15:\tc3                   \tret',
+      ].join('\n'),
+    );
+    expect(before.symbols.some((x) => x.name === 'demo_value' && x.kind === 'F')).toBe(true);
+    expect(proveKey('demo.o', conv, before, after, after).errors).toEqual([
+      'demo_hot() tested demo_flag inline; after the patch it calls demo_value(), no longer inlined, for the jump label: its fast path grew a call',
+    ]);
+  });
+
   it('reads the conversions from a patch, and fails one whose object was not built', () => {
     const patch = [
       'diff --git a/mm/demo.c b/mm/demo.c',
