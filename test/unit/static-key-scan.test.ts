@@ -145,4 +145,7 @@ test('a write runs on every boot when it is a plain statement all the way up to 
   expect(helperInIf.writes[0]!.everyBoot).toBeUndefined();
   const setup = scanFile('t.c', `static bool f;\n${READER}${SETUP}`)[0]!;
   expect(setup.writes[0]!.everyBoot).toBeUndefined();
+  // erst_init()'s shape: the write follows `return 0;` under an error label, reached only by a goto.
+  const errorPath = scanFile('t.c', `static bool f;\n${READER}static int __init f_init(void)\n{\n\tif (probe())\n\t\tgoto err;\n\treturn 0;\nerr:\n\tf = true;\n\treturn -ENODEV;\n}\nlate_initcall(f_init);\n`)[0]!;
+  expect(errorPath.writes[0]!.everyBoot).toBeUndefined();
 });

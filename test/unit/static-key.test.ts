@@ -20,6 +20,7 @@ function templateFragments(): KeyFragments {
     read: (v) => one('read.hbs', v),
     write: (v) => one('write.hbs', v),
     include: () => one('include.hbs', {}),
+    declare: (v) => one('declare.hbs', v),
   };
 }
 
@@ -149,3 +150,19 @@ test.each([
   [['arch/x86/kernel/tsc.c', 'arch/x86/kernel/smp.c'], 'x86'],
   [['arch/x86/kernel/cpu/intel.c', 'arch/x86/kernel/cpu/common.c'], 'x86/cpu'],
 ])('group prefix of %j is "%s"', (files, prefix) => expect(groupPrefix(files)).toBe(prefix));
+
+test('shared: the definition loses static and its EXPORT_SYMBOL_GPL() exports the key; another file converts its extern and tests', () => {
+  const def = 'int erst_off;\nEXPORT_SYMBOL_GPL(erst_off);\n\nvoid f(void)\n{\n\terst_off = 1;\n}\n';
+  const c = convertFlag('a.c', def, 'erst_off', 'erst_off_key', templateFragments(), undefined, { shared: { role: 'define' } });
+  expect(c.text).toContain('\nDEFINE_STATIC_KEY_FALSE(erst_off_key);\nEXPORT_SYMBOL_GPL(erst_off_key);\n');
+  // No test in this file is no refusal for a shared flag: its tests may all be elsewhere.
+  expect(c.reads).toEqual([]);
+  expect(() => convertFlag('a.c', def, 'erst_off', 'erst_off_key', templateFragments())).toThrow(/used at file scope again/);
+  expect(() => convertFlag('a.c', 'int erst_off;\nvoid f(void)\n{\n\tif (erst_off)\n\t\tg();\n}\n', 'erst_off', 'k', templateFragments())).toThrow(/not static/);
+  const use = '#include <linux/types.h>\n\nextern int erst_off;\n\nstatic inline bool g(void)\n{\n\tif (erst_off)\n\t\treturn true;\n\treturn false;\n}\n';
+  const u = convertFlag('a.h', use, 'erst_off', 'erst_off_key', templateFragments(), undefined, { values: true, shared: { role: 'use', type: 'int', initiallyTrue: false } });
+  expect(u.text).toContain('\nDECLARE_STATIC_KEY_FALSE(erst_off_key);\n');
+  expect(u.text).toContain('\tif (static_branch_unlikely(&erst_off_key))\n');
+  expect(u.declarations.map((d) => d.line)).toEqual([3]);
+  expect(() => convertFlag('b.h', '#define erst_off 0\n', 'erst_off', 'k', templateFragments(), undefined, { shared: { role: 'use', type: 'int', initiallyTrue: false } })).toThrow(/preprocessor line/);
+});

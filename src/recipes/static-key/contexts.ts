@@ -304,7 +304,11 @@ export function runsOnEveryBoot(file: CFile, def: FunctionDef, at: number, depth
   return via;
 }
 
-/** A statement of its function's own block: brace depth 1, not the body of a braceless if/while/for/else, not after `&&`, `||` or `?`. */
+/**
+ * A statement of its function's own block: brace depth 1, not the body of a braceless if/while/for/else, not after
+ * `&&`, `||` or `?`, and not after a `return` or `goto` of that block (then only a goto reaches it: erst_init()'s
+ * `err: erst_disable = 1;` below its `return 0;`).
+ */
 function isPlainStatement(file: CFile, def: FunctionDef, at: number): boolean {
   const m = file.masked;
   let depth = 0;
@@ -313,6 +317,7 @@ function isPlainStatement(file: CFile, def: FunctionDef, at: number): boolean {
     const c = m[i];
     if (c === '{') depth++;
     else if (c === '}') depth--;
+    if (c === ';' && depth === 1 && /^\s*(?:\w+\s*:(?!:)\s*)*(?:return|goto)\b/.test(m.slice(start, i))) return false;
     if ((c === ';' || c === '{' || c === '}') && depth === 1) start = i + 1;
   }
   if (depth !== 1) return false;

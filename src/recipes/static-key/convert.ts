@@ -66,7 +66,7 @@ interface Replacement {
   start: number;
   end: number;
   text: string;
-  kind: 'declaration' | 'extern' | 'read' | 'write' | 'value';
+  kind: 'declaration' | 'extern' | 'export' | 'read' | 'write' | 'value';
   hint?: SiteRecord['hint'];
   enable?: boolean;
 }
@@ -117,12 +117,19 @@ export function convertFlag(file: string, text: string, flag: string, key: strin
   const replacements: Replacement[] = [];
   if (shared?.role === 'use') {
     decl = { type: shared.type, initiallyTrue: shared.initiallyTrue, readOnlyAfterInit: false };
-    for (const at of topLevel) replacements.push({ ...parseExtern(masked, at, flag, refuse), kind: 'extern', text: fragments.declare!({ key, initiallyTrue: shared.initiallyTrue }) });
+    const declare = fragments.declare;
+    if (topLevel.length > 0 && !declare) throw new TransformError(`${file}: no template declares a shared key`, 'give the recipe a code/declare.hbs');
+    for (const at of topLevel) replacements.push({ ...parseExtern(masked, at, flag, refuse), kind: 'extern', text: declare!({ key, initiallyTrue: shared.initiallyTrue }) });
   } else {
     if (topLevel.length === 0) {
       throw new TransformError(`${file}: no file-scope declaration of ${flag}`, 'name a flag declared at file scope in this file');
     }
-    for (const at of topLevel.slice(1)) refuse(at, `${flag} is used at file scope again (declared twice, or passed to a macro)`);
+    for (const at of topLevel.slice(1)) {
+      // A shared flag's export exports the key: the other files' uses become the key's.
+      const exported = shared?.role === 'define' ? exportAt(masked, at, flag) : undefined;
+      if (exported) replacements.push({ ...exported, kind: 'export', text: key });
+      else refuse(at, `${flag} is used at file scope again (declared twice, or passed to a macro)`);
+    }
     const d = parseDeclaration(masked, topLevel[0]!, flag, refuse, shared?.role === 'define');
     decl = d;
     replacements.push({ ...d.span, kind: 'declaration', text: fragments.define({ key, initiallyTrue: d.initiallyTrue, readOnlyAfterInit: d.readOnlyAfterInit || !!opts.bootOnly, shared: !!shared }) });
@@ -249,6 +256,15 @@ export function parseDeclaration(masked: string, at: number, flag: string, refus
     initiallyTrue,
     readOnlyAfterInit: words.includes('__ro_after_init'),
   };
+}
+
+/** `EXPORT_SYMBOL(flag);` / `EXPORT_SYMBOL_GPL(flag);`: the span of the name in it; undefined for any other use. */
+function exportAt(masked: string, at: number, flag: string): { start: number; end: number } | undefined {
+  const open = prevNonSpace(masked, at);
+  const close = nextNonSpace(masked, at + flag.length);
+  const macro = wordEndingAt(masked, prevNonSpace(masked, open));
+  if (masked[open] !== '(' || masked[close] !== ')' || !/^EXPORT_SYMBOL(_GPL)?$/.test(macro)) return undefined;
+  return { start: at, end: at + flag.length };
 }
 
 /** `extern bool flag;` (attributes allowed) as a statement of its own: its span; anything else at file scope is refused. */
