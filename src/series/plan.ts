@@ -62,6 +62,17 @@ const NO_SERVICES: TreeServices = {
   },
 };
 
+/**
+ * The cover letter the manifest's templates give; without one (a recipe of one patch), the patch's own subject and no
+ * body, which emit never sends: it writes no cover letter for a single patch. A manifest patch with `each` that
+ * makes more than one patch needs a cover letter.
+ */
+function coverOf(manifest: LoadedRecipe['manifest'], patches: PlannedPatch[], render: () => SeriesPlan['cover']): SeriesPlan['cover'] {
+  if (manifest.cover) return render();
+  if (patches.length > 1) throw new RecipeError(`${manifest.id}: these parameters make ${patches.length} patches, and the manifest has no cover letter`, 'add "cover": { "subject": "...", "template": "cover-letter.hbs" } to the manifest');
+  return { subject: patches[0]?.subject ?? manifest.id, body: '' };
+}
+
 export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
   const { recipe, given, tree, readBase, services = NO_SERVICES, measured = [] } = input;
   const { manifest, code } = recipe;
@@ -101,10 +112,10 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     recipe: manifest.id,
     name,
     params,
-    cover: {
-      subject: oneLine(inline(manifest.cover.subject, 'cover.subject')(vars), `${manifest.id}: cover.subject`),
-      body: templates.file(manifest.cover.template)({ ...vars, measured: measured.some(Boolean) ? measured : false, measuredTotal: input.measuredTotal ?? false }).trim(),
-    },
+    cover: coverOf(manifest, patches, () => ({
+      subject: oneLine(inline(manifest.cover!.subject, 'cover.subject')(vars), `${manifest.id}: cover.subject`),
+      body: templates.file(manifest.cover!.template)({ ...vars, measured: measured.some(Boolean) ? measured : false, measuredTotal: input.measuredTotal ?? false }).trim(),
+    })),
     patches,
     prepared,
     rfc: manifest.rfc || vars.rfc === true,

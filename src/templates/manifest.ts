@@ -43,7 +43,8 @@ export interface Manifest {
   /** Id of built-in recipe code to use; defaults to the recipe id when such code exists. */
   code?: string;
   params: Record<string, ParamSpec>;
-  cover: { subject: string; template: string };
+  /** The cover letter; optional for a recipe of one patch (emit writes none for a single patch). */
+  cover?: { subject: string; template: string };
   patches: PatchSpec[];
   /** The series is a request for comments: emitted as [RFC PATCH ...] unless emit says otherwise. */
   rfc: boolean;
@@ -99,9 +100,10 @@ export function readManifest(dir: string): Manifest {
     }
     params[name] = { type: type as ParamSpec['type'], help: str(p.help ?? '', where(`params.${name}.help`)), default: def as ParamSpec['default'] };
   }
-  const cover = object(m.cover, where('cover'));
   const patchList = m.patches;
   if (!Array.isArray(patchList) || patchList.length === 0) throw new RecipeError(`${where('patches')}: must be a non-empty list`, 'declare at least one patch');
+  const cover = m.cover === undefined ? undefined : object(m.cover, where('cover'));
+  if (!cover && patchList.length > 1) throw new RecipeError(`${where('cover')}: a recipe of ${patchList.length} patches needs a cover letter`, 'add "cover": { "subject": "...", "template": "cover-letter.hbs" }');
   return {
     id: path.basename(dir),
     dir,
@@ -109,7 +111,7 @@ export function readManifest(dir: string): Manifest {
     series: str(m.series, where('series')),
     code: m.code === undefined ? undefined : str(m.code, where('code')),
     params,
-    cover: { subject: str(cover.subject, where('cover.subject')), template: str(cover.template, where('cover.template')) },
+    ...(cover ? { cover: { subject: str(cover.subject, where('cover.subject')), template: str(cover.template, where('cover.template')) } } : {}),
     patches: patchList.map((p, i) => readPatch(p, where(`patches[${i}]`))),
     rfc: m.rfc === true,
     ccAll: m.ccAll === true,

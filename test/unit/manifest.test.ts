@@ -22,6 +22,10 @@ const GOOD = {
   patches: [{ subject: 'x: y', body: 'b.hbs', edits: [{ kind: 'insert', file: 'f', anchor: 'a', template: 't.hbs' }] }],
 };
 
+test('a recipe of one patch needs no cover letter (emit writes none for one patch)', () => {
+  expect(readManifest(recipeDir({ ...GOOD, cover: undefined })).cover).toBeUndefined();
+});
+
 test('a valid manifest is read, with defaults for optional fields', () => {
   const m = readManifest(recipeDir(GOOD));
   expect(m.id).toBe('r');
@@ -36,7 +40,8 @@ test.each([
   ['a bad insert position', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'insert', file: 'f', anchor: 'a', template: 't', position: 'middle' }] }] }, /position: "middle"/],
   ['a substitute over a block', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'insert', file: 'f', anchor: 'a', until: 'b', template: 't', position: 'substitute' }] }] }, /"substitute" changes one line/],
   ['a move without a destination', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'move', file: 'f', anchor: 'a' }] }] }, /edits\[0\]\.to: must be an object/],
-  ['a missing cover', { ...GOOD, cover: undefined }, /cover: must be an object/],
+  ['no cover for two patches', { ...GOOD, cover: undefined, patches: [GOOD.patches[0], GOOD.patches[0]] }, /cover: a recipe of 2 patches needs a cover letter/],
+  ['a cover that is no object', { ...GOOD, cover: 'c.hbs' }, /cover: must be an object/],
 ])('a manifest with %s is refused, naming the field', (_what, manifest, message) => {
   const dir = recipeDir(manifest);
   expect(() => readManifest(dir)).toThrow(RecipeError);

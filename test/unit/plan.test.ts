@@ -65,6 +65,17 @@ test('"each" makes one patch per element, and every patch builds on the ones bef
   expect(plan.patches[1]!.changes[0]!.before).toBe(plan.patches[0]!.changes[0]!.after);
 });
 
+test('without a cover letter: one patch plans, its subject standing in; "each" making two is refused, naming the manifest', async () => {
+  const files = { 'body.hbs': 'Adds {{name}} to the list.\n', 'line.hbs': 'int {{name}};\n' };
+  const { cover: _, ...noCover } = MANIFEST;
+  const one = recipe({ ...files, 'manifest.json': JSON.stringify({ ...noCover, patches: [MANIFEST.patches[1]] }) });
+  const input = { given: {}, tree: { root: '/nonexistent', version: '6.12' }, readBase: async (f: string) => (f === 'lib/list.c' ? '/* end */\n' : undefined) };
+  const plan = await planSeries({ ...input, recipe: { manifest: readManifest(one), code } });
+  expect(plan.cover).toEqual({ subject: 'lib/list: Tidy', body: '' });
+  const two = recipe({ ...files, 'manifest.json': JSON.stringify({ ...noCover, patches: [MANIFEST.patches[0]] }) });
+  await expect(planSeries({ ...input, recipe: { manifest: readManifest(two), code } })).rejects.toThrow(/stub: these parameters make 2 patches, and the manifest has no cover letter/);
+});
+
 test('"each" on an edit repeats it per element, and a patch sees what was measured for it', async () => {
   const dir = recipe({
     'manifest.json': JSON.stringify({
