@@ -50,8 +50,9 @@ export async function applyEdit(files: FileOverlay, edit: RenderedEdit): Promise
 
 async function applyDiff(files: FileOverlay, diff: string, source: string): Promise<void> {
   let patches: StructuredPatch[];
+  const counted = recount(diff, source);
   try {
-    patches = parsePatch(diff);
+    patches = parsePatch(counted);
   } catch (e) {
     throw new ApplyError(`${source}: not a unified diff (${(e as Error).message})`, 'render the template and check its @@ headers');
   }
@@ -73,6 +74,48 @@ async function applyDiff(files: FileOverlay, diff: string, source: string): Prom
     if (oldName !== undefined && newName !== undefined && oldName !== newName) await files.write(treePath(oldName, source), undefined);
     await files.write(file, newName === undefined ? undefined : result);
   }
+}
+
+const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$/;
+
+/**
+ * The diff with each hunk's line counts recounted from its lines, as `git apply --recount` does: a hand-written
+ * template need not count. A hunk runs until the next `@@`, `diff ` or `--- `/`+++ ` pair; an empty line in it is an
+ * empty context line (editors strip the space). A line that is none of these ends the diff with an error naming the
+ * hunk, unless only header lines of a next file follow.
+ */
+export function recount(diff: string, source: string): string {
+  const lines = diff.split('\n');
+  const out: string[] = [];
+  let hunk = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const m = HUNK_HEADER.exec(lines[i]!);
+    if (!m) {
+      out.push(lines[i]!);
+      continue;
+    }
+    hunk++;
+    const body: string[] = [];
+    let oldLines = 0;
+    let newLines = 0;
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const l = lines[j]!;
+      if (l.startsWith('@@') || l.startsWith('diff ') || (l.startsWith('--- ') && lines[j + 1]?.startsWith('+++ '))) break;
+      if (l === '' && lines.slice(j + 1).every((x) => x === '')) break;
+      const c = l[0] ?? ' ';
+      if (c === ' ' || l === '') oldLines++, newLines++;
+      else if (c === '-') oldLines++;
+      else if (c === '+') newLines++;
+      else if (c !== '\\') {
+        throw new ApplyError(`${source}: hunk ${hunk} (${lines[i]!.trim()}), line ${j - i}: "${l.trim()}" starts with none of ' ', '-', '+'`, 'every line of a hunk is context (space), removed (-) or added (+); an indented template line may have lost its first character');
+      }
+      body.push(l === '' ? ' ' : l);
+    }
+    out.push(`@@ -${m[1]},${oldLines} +${m[2]},${newLines} @@${m[3]}`, ...body);
+    i = j - 1;
+  }
+  return out.join('\n');
 }
 
 /** Find the first hunk that does not apply on its own, and say where and what it expected. */

@@ -29,6 +29,19 @@ test('a diff that does not apply names the hunk and what it expected', async () 
   );
 });
 
+test('hunk counts are recounted as git apply --recount does; a line no hunk can hold names its hunk', async () => {
+  // Hand-written: wrong counts, and the blank context line an editor stripped of its space.
+  const wrong = ['--- a/lib/a.c', '+++ b/lib/a.c', '@@ -1,2 +1,9 @@', ' #include <linux/a.h>', '', ' int a(void)', ' {', '-\treturn 1;', '+\treturn 2;', ' }', ''].join('\n');
+  const files = overlay();
+  await applyEdit(files, { kind: 'diff', source: 's', diff: wrong });
+  expect(await files.read('lib/a.c')).toBe(BASE['lib/a.c']!.replace('return 1', 'return 2'));
+  // The shape of issue 22: a template line that lost its leading space.
+  const broken = wrong.replace(' }', ')');
+  await expect(applyEdit(overlay(), { kind: 'diff', source: 'r: e', diff: broken })).rejects.toThrow(
+    /^r: e: hunk 1 \(@@ -1,2 \+1,9 @@\), line 7: "\)" starts with none of ' ', '-', '\+'$/,
+  );
+});
+
 test('a diff may create a file, but not one that exists', async () => {
   const create = ['--- /dev/null', '+++ b/lib/new.c', '@@ -0,0 +1 @@', '+new', ''].join('\n');
   const files = overlay();
