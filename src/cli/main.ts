@@ -24,9 +24,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   let code = 0;
   const debug = argv.includes('--debug');
   const checks = optionChecks(io);
-  const run = (fn: (g: GlobalOptions, a: Record<string, unknown>) => Promise<number>) => async (args: Record<string, unknown>) => {
-    code = await fn(globals(args), args);
-  };
+  const opt = commonOptions(checks);
+  const run =
+    <A extends Record<string, unknown>>(fn: (g: GlobalOptions, a: A) => Promise<number>) =>
+    async (args: A) => {
+      code = await fn(globals(args), args);
+    };
   const parser = yargs(argv)
     .scriptName('kseries')
     .usage('$0 <command> [options]\n\nTurn a kernel change into a mailing-list-ready patch series.')
@@ -42,18 +45,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .example('$0 tree init --from ~/src/linux', 'use your own tree'),
       run(async (g, a) => {
         const tree = await import('../commands/tree.js');
-        return a.action === 'init' ? tree.treeInit(io, g, a.from as string | undefined) : tree.treeShow(io, g);
+        return a.action === 'init' ? tree.treeInit(io, g, a.from) : tree.treeShow(io, g);
       }),
     )
     .command('doctor', 'check (and with --install, install) what kseries needs', (y: Argv) =>
       y.option('install', { type: 'boolean', default: false, describe: 'apt-get install what is missing (root)' }),
-      run(async (g, a) => (await import('../commands/doctor.js')).doctor(io, g, a.install === true)),
+      run(async (g, a) => (await import('../commands/doctor.js')).doctor(io, g, a.install)),
     )
     .command('recipes [id]', 'list recipes, or show one recipe\'s parameters', (y: Argv) =>
       y
         .positional('id', { type: 'string' })
         .epilog('A recipe that does not load is shown on stderr as "broken: <id>: <why>" (in --json under "broken") and the others are still listed, exit 0; naming that recipe shows its error, exit 2.'),
-      run(async (g, a) => (await import('../commands/recipes.js')).recipes(io, g, a.id as string | undefined)),
+      run(async (g, a) => (await import('../commands/recipes.js')).recipes(io, g, a.id)),
     )
     .command('generate <recipe>', 'render a recipe and commit it as kseries/<series>/v<N>', (y: Argv) =>
       y
@@ -61,16 +64,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('set', { type: 'string', coerce: asList, describe: 'recipe parameter key=value' })
         .option('base', { type: 'string', coerce: checks.text('--base'), describe: 'commit to base the series on (default HEAD)' })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'author "Name <email>" (default: git config)' })
-        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version to create, a positive integer (default: next)' })
+        .option('v', opt.version('version to create, a positive integer (default: next)'))
         .option('path', { type: 'string', coerce: checks.treePaths, describe: 'scan only this folder or .c file (repeat; recipes with a "paths" parameter)' })
         .option('only', { type: 'string', coerce: asList, describe: 'convert only this flag, name or file:name (repeat; recipes with an "only" parameter)' })
         .option('build', { type: 'boolean', default: true, describe: 'build a draft to put object-code figures in the messages (--no-build to skip)' })
-        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'config of that build: defconfig, allmodconfig or a .config file' })
-        .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
+        .option('config', opt.config('config of that build: defconfig, allmodconfig or a .config file'))
+        .option('distcc', opt.flag('compile through distcc (DISTCC_HOSTS)'))
         .option('min-rate', { type: 'string', coerce: checks.rate('--min-rate'), describe: 'static-keys without --only: flags tested at least this often per second in the measured boot instead of those on a hot path (the default); 0: every auto flag' })
         .option('toggles', { type: 'boolean', describe: 'static-keys: also convert runtime toggles (a bool module parameter, a 0/1 sysctl, a debugfs bool) with a setter, as static-key-toggle does' })
-        .option('measure-config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'the kernel a recipe that measures boots first: minimal, defconfig or a .config file' })
-        .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: 'what that booted kernel runs while it is measured' })
+        .option('measure-config', opt.bootConfig('the kernel a recipe that measures boots first: minimal, defconfig or a .config file'))
+        .option('workload', opt.workload('what that booted kernel runs while it is measured'))
         .example('$0 generate static-key --set file=mm/memcontrol.c --set flag=cgroup_memory_nobpf', '')
         .example('$0 generate static-keys --path mm --path kernel/trace', 'every auto flag there on a hot path of a booted kernel (a test per 100 syscalls, page allocations, packets, ...): a series per maintainer tree, a patch per maintainer group')
         .example('$0 generate static-keys --min-rate 1000', 'only flags tested at least 1000 times per second of the default workload')
@@ -78,18 +81,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .example('$0 generate static-keys --only cgroup_memory_nosocket --only percpu:pcpu_async_enabled', ''),
       run(async (g, a) =>
         (await import('../commands/series.js')).generate(io, g, {
-          recipe: String(a.recipe),
-          set: (a.set as string[]) ?? [],
-          paths: (a.path as string[]) ?? [],
-          only: (a.only as string[]) ?? [],
-          minRate: a['min-rate'] as number | undefined,
+          recipe: a.recipe,
+          set: a.set ?? [],
+          paths: a.path ?? [],
+          only: a.only ?? [],
+          minRate: a['min-rate'],
           toggles: a.toggles === true,
-          base: a.base as string | undefined,
-          from: a.from as string | undefined,
-          version: a.v as number | undefined,
-          measure: a.build === false ? undefined : { config: String(a.config), distcc: a.distcc === true },
+          base: a.base,
+          from: a.from,
+          version: a.v,
+          measure: a.build ? { config: a.config, distcc: a.distcc } : undefined,
           // Only what it may convert is measured: auto flags, and with --toggles the manual ones too (a bigger kernel).
-          runtime: a.build === false ? undefined : { config: String(a['measure-config']), workload: String(a.workload), candidates: a.toggles === true ? ('all' as const) : ('auto' as const) },
+          runtime: a.build ? { config: a['measure-config'], workload: a.workload, candidates: a.toggles === true ? 'all' : 'auto' } : undefined,
         }),
       ),
     )
@@ -97,8 +100,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('emit [series]', 'write out/<series>/v<N>/: patches, cover letter, series.mbox', (y: Argv) =>
       y
         .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
-        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version, a positive integer (default: newest)' })
-        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out)' })
+        .option('v', opt.version('version, a positive integer (default: newest)'))
+        .option('out', opt.out('output folder (default ./out)'))
         .option('rfc', { type: 'boolean', describe: 'subjects [RFC PATCH ...] (default: as the recipe says; --no-rfc)' })
         .option('subject-prefix', { type: 'string', coerce: checks.text('--subject-prefix'), describe: 'instead of PATCH, e.g. "PATCH net-next"' })
         .option('cc-all', { type: 'boolean', describe: "every patch to everyone the series' patches go to (default: as the recipe says; --no-cc-all)" })
@@ -109,24 +112,24 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .example('$0 emit static-key-cgroup_memory_nobpf --notes "keep the _RO variant"', ''),
       run(async (g, a) =>
         (await import('../commands/series.js')).emit(io, g, {
-          series: a.series as string | undefined,
-          version: a.v as number | undefined,
-          out: a.out as string | undefined,
-          rfc: a.rfc as boolean | undefined,
-          ccAll: a['cc-all'] as boolean | undefined,
-          subjectPrefix: a['subject-prefix'] as string | undefined,
-          notes: (a.notes as string[]) ?? [],
-          to: (a.to as string[]) ?? [],
-          cc: (a.cc as string[]) ?? [],
-          force: a.force === true,
+          series: a.series,
+          version: a.v,
+          out: a.out,
+          rfc: a.rfc,
+          ccAll: a['cc-all'],
+          subjectPrefix: a['subject-prefix'],
+          notes: a.notes ?? [],
+          to: a.to ?? [],
+          cc: a.cc ?? [],
+          force: a.force,
         }),
       ),
     )
     .command('send [series]', 'hand an emitted series to git send-email (dry run unless --send)', (y: Argv) =>
       y
         .positional('series', { type: 'string' })
-        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version, a positive integer (default: newest)' })
-        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out)' })
+        .option('v', opt.version('version, a positive integer (default: newest)'))
+        .option('out', opt.out('output folder (default ./out)'))
         .option('send', { type: 'boolean', default: false, describe: 'really send' })
         .option('force', { type: 'boolean', default: false, describe: 'send even from a placeholder address (a reserved domain such as .example, or noreply)' })
         .option('smtp-server', { type: 'string', coerce: checks.text('--smtp-server') })
@@ -134,31 +137,31 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('smtp-encryption', { type: 'string', choices: ['none', 'ssl', 'tls'] as const }),
       run(async (g, a) =>
         (await import('../commands/series.js')).send(io, g, {
-          series: a.series as string | undefined,
-          version: a.v as number | undefined,
-          out: a.out as string | undefined,
-          send: a.send === true,
-          force: a.force === true,
-          smtpServer: a['smtp-server'] as string | undefined,
-          smtpPort: a['smtp-port'] as number | undefined,
-          smtpEncryption: a['smtp-encryption'] as string | undefined,
+          series: a.series,
+          version: a.v,
+          out: a.out,
+          send: a.send,
+          force: a.force,
+          smtpServer: a['smtp-server'],
+          smtpPort: a['smtp-port'],
+          smtpEncryption: a['smtp-encryption'],
         }),
       ),
     )
     .command('check [series]', 'validate every patch: build, new W=1 warnings, checkpatch, message rules, recipients', (y: Argv) =>
       y
         .positional('series', { type: 'string', describe: 'series name (default: the newest)' })
-        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'version, a positive integer (default: newest)' })
+        .option('v', opt.version('version, a positive integer (default: newest)'))
         .option('range', { type: 'string', coerce: checks.range, describe: 'check base..tip of the tree instead of a series' })
-        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out): report.json goes beside the series' })
-        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'defconfig, allmodconfig or a .config file' })
+        .option('out', opt.out('output folder (default ./out): report.json goes beside the series'))
+        .option('config', opt.config('defconfig, allmodconfig or a .config file'))
         .option('full', { type: 'boolean', default: false, describe: 'build every dependent of a changed header' })
-        .option('strict', { type: 'boolean', default: false, describe: 'checkpatch --strict' })
+        .option('strict', opt.flag('checkpatch --strict'))
         .option('build', { type: 'boolean', default: true, describe: 'build each patch (--no-build to skip)' })
-        .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS)' })
+        .option('distcc', opt.flag('compile through distcc (DISTCC_HOSTS)'))
         .option('kunit', { type: 'string', coerce: checks.kunit, describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
         .option('boot', { type: 'string', coerce: checks.boot, describe: 'a series that adds a static key boots in this config family + lockdep: minimal (default), defconfig or a .config file (--no-boot skips)' })
-        .option('fresh', { type: 'boolean', default: false, describe: 'build, boot and run KUnit again even where the same trees and configuration were checked before (their results are kept)' })
+        .option('fresh', opt.flag('build, boot and run KUnit again even where the same trees and configuration were checked before (their results are kept)'))
         .example('$0 check kprobe-post', 'per-patch builds, then KUnit on the base and the series under QEMU')
         .example('$0 check --range v6.12.117..my-branch --kunit lib/kunit/.kunitconfig', '')
         .example('$0 check static-key-cgroup_memory_nobpf', '')
@@ -166,18 +169,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .check(checks.rangeAlone),
       run(async (g, a) =>
         (await import('../commands/check.js')).check(io, g, {
-          series: a.series as string | undefined,
-          version: a.v as number | undefined,
-          range: a.range as string | undefined,
-          out: a.out as string | undefined,
-          config: String(a.config),
-          full: a.full === true,
-          strict: a.strict === true,
-          build: a.build !== false,
-          distcc: a.distcc === true,
-          kunit: a.kunit === false ? false : (a.kunit as string | undefined),
-          boot: a.boot === false ? false : ((a.boot as string | undefined) ?? 'minimal'),
-          fresh: a.fresh === true,
+          series: a.series,
+          version: a.v,
+          range: a.range,
+          out: a.out,
+          config: a.config,
+          full: a.full,
+          strict: a.strict,
+          build: a.build,
+          distcc: a.distcc,
+          kunit: a.kunit,
+          boot: a.boot ?? 'minimal',
+          fresh: a.fresh,
         }),
       ),
     )
@@ -187,37 +190,37 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('path', { type: 'string', coerce: checks.treePaths, describe: 'only this folder or .c file of the tree (repeat)' })
         .option('rev', { type: 'string', coerce: checks.text('--rev'), describe: 'scan this commit instead of the working tree' })
         .option('measure', { type: 'boolean', default: false, describe: 'add hits per candidate from a booted kernel (kseries measure; HEAD or --rev)' })
-        .option('config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'with --measure: minimal, defconfig or a .config file' })
-        .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: 'with --measure: what the booted kernel runs' })
-        .option('candidates', { choices: ['all', 'auto'] as const, default: 'all' as const, describe: 'with --measure: the kernel of all candidates\' objects, or of the auto flags\' only (smaller)' })
+        .option('config', opt.bootConfig('with --measure: minimal, defconfig or a .config file'))
+        .option('workload', opt.workload('with --measure: what the booted kernel runs'))
+        .option('candidates', opt.candidates('with --measure: the kernel of all candidates\' objects, or of the auto flags\' only (smaller)'))
         .example('$0 scan static-keys --path mm --json', '')
         .example('$0 scan static-keys --rev v6.12.117', '')
         .example('$0 scan static-keys --measure --json', 'each candidate with hits: { boot, perSecond, workload, config }'),
       run(async (g, a) =>
         (await import('../commands/scan.js')).scan(io, g, {
-          paths: (a.path as string[]) ?? [],
-          rev: a.rev as string | undefined,
-          measure: a.measure === true ? { config: String(a.config), workload: String(a.workload), candidates: a.candidates as 'all' | 'auto' } : undefined,
+          paths: a.path ?? [],
+          rev: a.rev,
+          measure: a.measure ? { config: a.config, workload: a.workload, candidates: a.candidates } : undefined,
         }),
       ),
     )
     .command('measure', 'boot the tree in QEMU and count how often each static-key candidate\'s test runs', (y: Argv) =>
       y
-        .option('config', { type: 'string', default: 'minimal', coerce: checks.bootConfig, describe: 'minimal (tinyconfig + kvm_guest.config + lockdep + the candidates\' objects: the kernel check boots series in), defconfig, or a .config file' })
-        .option('workload', { type: 'string', default: 'default', choices: workloadNames(), describe: `what the booted kernel runs: ${Object.values(WORKLOADS).map((w) => `${w.name} (${w.what})`).join('; ')}` })
+        .option('config', opt.bootConfig('minimal (tinyconfig + kvm_guest.config + lockdep + the candidates\' objects: the kernel check boots series in), defconfig, or a .config file'))
+        .option('workload', opt.workload(`what the booted kernel runs: ${Object.values(WORKLOADS).map((w) => `${w.name} (${w.what})`).join('; ')}`))
         .option('rev', { type: 'string', coerce: checks.text('--rev'), describe: 'measure this commit (default HEAD)' })
-        .option('fresh', { type: 'boolean', default: false, describe: 'boot again even when this commit, config and workload were measured before' })
-        .option('candidates', { choices: ['all', 'auto'] as const, default: 'all' as const, describe: 'count all auto and manual candidates, or only the auto ones (a smaller minimal kernel: what generate static-keys measures)' })
+        .option('fresh', opt.flag('boot again even when this commit, config and workload were measured before'))
+        .option('candidates', opt.candidates('count all auto and manual candidates, or only the auto ones (a smaller minimal kernel: what generate static-keys measures)'))
         .example('$0 measure', 'build the minimal kernel (cached), boot it, print each candidate\'s hits per second')
         .example('$0 measure --candidates auto', 'only the flags generate static-keys converts: a kernel built in a third of the time')
         .example('$0 measure --workload boot --json', 'hits until init only'),
       run(async (g, a) =>
         (await import('../commands/measure.js')).measureCommand(io, g, {
-          config: String(a.config),
-          workload: String(a.workload),
-          rev: a.rev as string | undefined,
-          fresh: a.fresh === true,
-          candidates: a.candidates as 'all' | 'auto',
+          config: a.config,
+          workload: a.workload,
+          rev: a.rev,
+          fresh: a.fresh,
+          candidates: a.candidates,
         }),
       ),
     )
@@ -227,16 +230,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('object', { type: 'string', demandOption: true, coerce: checks.text('--object'), describe: 'an object file, or a tree-relative object (mm/slub.o) built from HEAD' })
         .option('site', { type: 'string', coerce: asList, describe: 'SYMBOL+OFFSET, offset decimal or 0x hex (repeat)' })
         .option('all', { type: 'string', coerce: asList, describe: 'every instruction of this function (repeat; --all "" for every function)' })
-        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'config that builds a tree-relative object' })
+        .option('config', opt.config('config that builds a tree-relative object'))
         .example('$0 kprobe analyze --object kernel/sched/fair.o --site update_curr+0x1a', 'one site: safe or unsafe, with every reason')
         .example('$0 kprobe analyze --object mm/slub.o --all kmem_cache_free --json', 'every instruction of a function')
         .example('$0 kprobe analyze --object ./foo.o --all ""', 'every instruction of every function'),
       run(async (g, a) =>
         (await import('../commands/kprobe.js')).kprobeAnalyze(io, g, {
-          object: String(a.object),
-          sites: (a.site as string[]) ?? [],
-          all: (a.all as string[]) ?? [],
-          config: String(a.config),
+          object: a.object,
+          sites: a.site ?? [],
+          all: a.all ?? [],
+          config: a.config,
         }),
       ),
     )
@@ -244,13 +247,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       y
         .positional('mailbox', { type: 'string', describe: 'an mbox (mboxo/mboxrd), a Maildir, a folder of .patch files, or - for stdin' })
         .option('base', { type: 'string', coerce: checks.text('--base'), describe: "base when the series names no base-commit this tree has (default: the tree's HEAD, with a warning)" })
-        .option('v', { alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe: 'review this version of the series when the mailbox holds several (default: the newest)' })
-        .option('out', { type: 'string', coerce: checks.text('--out'), describe: 'output folder (default ./out): replies and report.json go to out/review/<series>/v<N>/' })
-        .option('config', { type: 'string', default: 'defconfig', coerce: checks.config, describe: 'defconfig, allmodconfig or a .config file' })
+        .option('v', opt.version('review this version of the series when the mailbox holds several (default: the newest)'))
+        .option('out', opt.out('output folder (default ./out): replies and report.json go to out/review/<series>/v<N>/'))
+        .option('config', opt.config('defconfig, allmodconfig or a .config file'))
         .option('build', { type: 'boolean', default: true, describe: 'build each patch in a bubblewrap sandbox (--no-build: apply, checkpatch, rules, recipients only)' })
         .option('trust', { type: 'boolean', default: false, describe: 'you vouch for the code: build without the sandbox (where bubblewrap is missing, or for distcc)' })
-        .option('distcc', { type: 'boolean', default: false, describe: 'compile through distcc (DISTCC_HOSTS; with --trust: the sandbox has no network)' })
-        .option('strict', { type: 'boolean', default: false, describe: 'checkpatch --strict' })
+        .option('distcc', opt.flag('compile through distcc (DISTCC_HOSTS; with --trust: the sandbox has no network)'))
+        .option('strict', opt.flag('checkpatch --strict'))
         .option('reply-all', { type: 'boolean', default: false, describe: 'copy the lists and people of the original mail (default: the author only)' })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'reviewer "Name <email>" of the replies (default: git config)' })
         .option('b4-check', { type: 'boolean', default: false, describe: "one message on stdin, b4's review-CI JSON out (apply, checkpatch, rules)" })
@@ -264,18 +267,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .example('$0 review --b4-check < 0001-foo.patch', "b4's per-patch check"),
       run(async (g, a) =>
         (await import('../commands/review.js')).review(io, g, {
-          input: a.mailbox as string | undefined,
-          base: a.base as string | undefined,
-          version: a.v as number | undefined,
-          out: a.out as string | undefined,
-          config: String(a.config),
-          build: a.build !== false,
-          trust: a.trust === true,
-          distcc: a.distcc === true,
-          strict: a.strict === true,
-          replyAll: a['reply-all'] === true,
-          from: a.from as string | undefined,
-          b4Check: a['b4-check'] === true,
+          input: a.mailbox,
+          base: a.base,
+          version: a.v,
+          out: a.out,
+          config: a.config,
+          build: a.build,
+          trust: a.trust,
+          distcc: a.distcc,
+          strict: a.strict,
+          replyAll: a['reply-all'],
+          from: a.from,
+          b4Check: a['b4-check'],
         }),
       ),
     )
@@ -336,6 +339,19 @@ function reportError(io: Io, e: unknown, debug: boolean): number {
 function asList(v: unknown): string[] {
   if (v === undefined) return [];
   return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/** The options several commands share, declared once: -v, --out, --config (a build's, or a boot's), --workload... */
+function commonOptions(checks: ReturnType<typeof optionChecks>) {
+  return {
+    version: (describe: string) => ({ alias: 'series-version', type: 'string', coerce: checks.seriesVersion, describe }) as const,
+    out: (describe: string) => ({ type: 'string', coerce: checks.text('--out'), describe }) as const,
+    config: (describe: string) => ({ type: 'string', default: 'defconfig', coerce: checks.config, describe }) as const,
+    bootConfig: (describe: string) => ({ type: 'string', default: 'minimal', coerce: checks.bootConfig, describe }) as const,
+    workload: (describe: string) => ({ type: 'string', default: 'default', choices: workloadNames(), describe }) as const,
+    candidates: (describe: string) => ({ choices: ['all', 'auto'] as const, default: 'all' as const, describe }),
+    flag: (describe: string) => ({ type: 'boolean', default: false, describe }) as const,
+  };
 }
 
 /**
@@ -461,8 +477,10 @@ function shown(s: string): string {
   return s === '' || /\s/.test(s) ? JSON.stringify(s) : s;
 }
 
+/** The global options: declared on the parser, not on each command's builder, so read here by name. */
 function globals(args: Record<string, unknown>): GlobalOptions {
-  return { tree: args.tree as string | undefined, json: args.json === true, recipes: (args.recipes as string[]) ?? [] };
+  const { tree, json, recipes } = args as { tree?: string; json?: boolean; recipes?: string[] };
+  return { tree, json: json === true, recipes: recipes ?? [] };
 }
 
 function processIo(): Io {
