@@ -2,6 +2,7 @@
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import { ApplyError } from '../errors.js';
 import { checkTreePath } from '../tree/paths.js';
+import { functionLines, structLines } from '../c-source/definitions.js';
 import type { FileOverlay } from './overlay.js';
 
 /** Context lines a hunk may be off by and still apply, as `patch -F2` would. */
@@ -22,10 +23,16 @@ export type InsertPosition = 'before' | 'after' | 'replace' | 'substitute';
  * looked for only in the top-level block (a function) whose first line `within` matches, up to its closing brace.
  */
 export interface Place {
-  anchor: string;
+  anchor?: string;
   regex: boolean;
   until?: string;
   within?: string;
+  /**
+   * A definition by name (read through c-source/, so a changed signature or body still matches): the place is its
+   * lines, from the declaration's first line to the closing brace; with `anchor`, the anchor is looked for in them.
+   */
+  function?: string;
+  struct?: string;
 }
 
 export async function applyEdit(files: FileOverlay, edit: RenderedEdit): Promise<void> {
@@ -153,7 +160,8 @@ async function applyInsert(files: FileOverlay, edit: Extract<RenderedEdit, { kin
     case 'substitute': {
       // Only the part of the line the anchor matches changes; `$1`... name a regular expression's groups.
       const line = lines[at]!;
-      const changed = edit.regex ? line.replace(new RegExp(edit.anchor), text) : line.replace(edit.anchor, () => text);
+      const anchor = edit.anchor ?? '';
+      const changed = edit.regex ? line.replace(new RegExp(anchor), text) : line.replace(anchor, () => text);
       lines.splice(at, 1, ...changed.split('\n'));
       break;
     }
@@ -186,6 +194,17 @@ function locate(lines: string[], place: Place, file: string, source: string): [n
   };
   const edit = { source };
   let [from, to] = [0, lines.length];
+  const named = place.function ?? place.struct;
+  if (named !== undefined) {
+    const kind = place.function !== undefined ? 'function' : 'struct';
+    const text = lines.join('\n');
+    const def = kind === 'function' ? functionLines(file, text, named) : structLines(file, text, named);
+    if (!def) throw new ApplyError(`${source}: ${file} defines no ${kind} ${named}`, `the tree's ${file} differs from the code this recipe was written for`);
+    [from, to] = [def.first, def.last + 1];
+    if (place.anchor === undefined) return [from, to];
+  }
+  if (place.anchor === undefined) throw new ApplyError(`${source}: no anchor`, 'give "anchor", "function" or "struct"');
+  const anchor = place.anchor;
   if (place.within !== undefined) {
     const starts = lines.flatMap((l, i) => (matches(place.within!)(l) ? [i] : []));
     if (starts.length !== 1) throw anchorError(edit, file, `block ${JSON.stringify(place.within)}`, starts);
@@ -193,11 +212,11 @@ function locate(lines: string[], place: Place, file: string, source: string): [n
     const close = lines.findIndex((l, i) => i > from && l.startsWith('}'));
     to = close < 0 ? lines.length : close + 1;
   }
-  const isAnchor = matches(place.anchor);
+  const isAnchor = matches(anchor);
   const hits: number[] = [];
   for (let i = from; i < to; i++) if (isAnchor(lines[i]!)) hits.push(i);
-  const inBlock = place.within !== undefined ? ' in that block' : '';
-  if (hits.length !== 1) throw anchorError(edit, file, `anchor ${JSON.stringify(place.anchor)}${inBlock}`, hits);
+  const inBlock = place.within !== undefined ? ' in that block' : named !== undefined ? ` in ${named}` : '';
+  if (hits.length !== 1) throw anchorError(edit, file, `anchor ${JSON.stringify(anchor)}${inBlock}`, hits);
   const at = hits[0]!;
   if (place.until === undefined) return [at, at + 1];
   const isEnd = matches(place.until);

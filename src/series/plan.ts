@@ -185,7 +185,9 @@ async function renderEdit(
       return { kind: 'new-file', source, file: field(edit.file, 'file'), text: templates.file(edit.template)(vars) };
     case 'insert': {
       const { template, each: _each, ...place } = edit;
-      return { ...place, source, file: field(edit.file, 'file'), text: templates.file(template)(vars) };
+      // A definition's name may come from a parameter ("function": "{{fn}}").
+      const named = { ...(place.function !== undefined ? { function: field(place.function, 'function') } : {}), ...(place.struct !== undefined ? { struct: field(place.struct, 'struct') } : {}) };
+      return { ...place, ...named, source, file: field(edit.file, 'file'), text: templates.file(template)(vars) };
     }
     case 'move': {
       const { each: _each, ...move } = edit;

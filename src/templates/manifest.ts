@@ -169,6 +169,7 @@ function readEditKind(e: Record<string, unknown>, where: string): EditSpec {
         throw new RecipeError(`${where}.position: "${position}" is not before, after, replace or substitute`, 'fix the manifest');
       }
       const place = readPlace(e, where);
+      if (position === 'substitute' && place.anchor === undefined) throw new RecipeError(`${where}: "substitute" replaces what its anchor matches and needs an "anchor"`, 'add the anchor, or use "replace"');
       if (position === 'substitute' && place.until !== undefined) {
         throw new RecipeError(`${where}: "substitute" changes one line and takes no "until"`, 'use "replace" for a block');
       }
@@ -187,8 +188,11 @@ function readEditKind(e: Record<string, unknown>, where: string): EditSpec {
 }
 
 function readPlace(e: Record<string, unknown>, where: string): Place {
-  const optional = (name: 'until' | 'within') => (e[name] === undefined ? {} : { [name]: str(e[name], `${where}.${name}`) });
-  return { anchor: str(e.anchor, `${where}.anchor`), regex: e.regex === true, ...optional('until'), ...optional('within') };
+  const optional = (name: 'anchor' | 'until' | 'within' | 'function' | 'struct') => (e[name] === undefined ? {} : { [name]: str(e[name], `${where}.${name}`) });
+  if (e.function !== undefined && e.struct !== undefined) throw new RecipeError(`${where}: names both a function and a struct`, 'name one definition; an anchor narrows it');
+  if (e.anchor === undefined && e.function === undefined && e.struct === undefined) throw new RecipeError(`${where}.anchor: must be a string`, 'give "anchor" (a line), or "function"/"struct" (a definition by name)');
+  if ((e.function !== undefined || e.struct !== undefined) && e.within !== undefined) throw new RecipeError(`${where}: "within" and a definition by name both narrow the anchor`, 'keep one');
+  return { regex: e.regex === true, ...optional('anchor'), ...optional('until'), ...optional('within'), ...optional('function'), ...optional('struct') };
 }
 
 function list(v: unknown, where: string): unknown[] {

@@ -137,3 +137,39 @@ test('move takes lines out and puts them, unchanged, before or after other lines
     ['int f(void)', '{', '\treturn scan();', '}', '', 'int g(void)', '{', '\t/* check */', '\tif (a)', '\t\treturn 0;', '', '\treturn 1;', '}', ''].join('\n'),
   );
 });
+
+test('an insert may name a function or a struct instead of a line: its whole definition, or an anchor inside it', async () => {
+  const text = [
+    '#include <linux/a.h>',
+    '',
+    '/* Counts. */',
+    'struct counter {',
+    '\tint n;',
+    '};',
+    '',
+    '#ifdef CONFIG_A',
+    'static int __init',
+    'count_init(struct counter *c,',
+    '\t   int start)',
+    '{',
+    '\tc->n = start;',
+    '\treturn 0;',
+    '}',
+    '#endif',
+    '',
+  ].join('\n');
+  const files = new FileOverlay(async (f) => (f === 'lib/c.c' ? text : undefined));
+  // Before the function: above its declaration's first line, below the #ifdef; after it: below its closing brace.
+  await applyEdit(files, { kind: 'insert', source: 's', file: 'lib/c.c', function: 'count_init', regex: false, position: 'before', text: '/* before */' });
+  await applyEdit(files, { kind: 'insert', source: 's', file: 'lib/c.c', function: 'count_init', regex: false, position: 'after', text: '/* after */' });
+  await applyEdit(files, { kind: 'insert', source: 's', file: 'lib/c.c', function: 'count_init', anchor: 'return 0;', regex: false, position: 'before', text: '\tc->n++;' });
+  await applyEdit(files, { kind: 'insert', source: 's', file: 'lib/c.c', struct: 'counter', anchor: 'int n;', regex: false, position: 'after', text: '\tint max;' });
+  const out = (await files.read('lib/c.c'))!;
+  expect(out).toContain('#ifdef CONFIG_A\n/* before */\nstatic int __init\ncount_init(');
+  expect(out).toContain('\tc->n++;\n\treturn 0;\n}\n/* after */\n#endif');
+  expect(out).toContain('struct counter {\n\tint n;\n\tint max;\n};');
+  await expect(applyEdit(files, { kind: 'insert', source: 'r: e', file: 'lib/c.c', function: 'count_exit', regex: false, position: 'after', text: 'x' })).rejects.toThrow(/^r: e: lib\/c\.c defines no function count_exit$/);
+  const replaced = new FileOverlay(async () => text);
+  await applyEdit(replaced, { kind: 'insert', source: 's', file: 'lib/c.c', struct: 'counter', regex: false, position: 'replace', text: 'struct counter;' });
+  expect(await replaced.read('lib/c.c')).toContain('/* Counts. */\nstruct counter;\n\n#ifdef');
+});
