@@ -82,6 +82,31 @@ export class CFile {
     return out;
   }
 
+  private readonly locals = new Map<string, boolean>();
+
+  /** `at` is in the parameter list of a function definition (`static int f(int name)`). */
+  private isParameter(at: number): boolean {
+    const open = enclosingParen(this.masked, at);
+    if (open < 0) return false;
+    const fn = wordEndingAt(this.masked, prevNonSpace(this.masked, open));
+    const def = fn ? this.functions.get(fn) : undefined;
+    return !!def && def.at < open && open < def.open && at < def.open;
+  }
+
+  /** Does `fn` declare a variable (or parameter) called `name`, which hides the file-scope one in its body? */
+  private declaresLocal(fn: FunctionDef, name: string): boolean {
+    const id = `${fn.open}:${name}`;
+    let hit = this.locals.get(id);
+    if (hit === undefined) {
+      const params = this.masked.slice(this.masked.indexOf('(', fn.at), fn.open);
+      const body = this.masked.slice(fn.open, fn.close);
+      const declared = new RegExp(`(?:^|[;{}(,])\\s*(?!(?:return|else|goto|case|do|sizeof)\\b)(?:\\w+\\s+){0,3}\\w+\\s*\\**\\s*${name}\\s*(?:[=;,)]|\\[)`);
+      hit = declared.test(body) || declared.test(params);
+      this.locals.set(id, hit);
+    }
+    return hit;
+  }
+
   /** Does the file define `name` as a function (any linkage)? */
   defines(name: string): boolean {
     return this.functions.has(name);
@@ -94,6 +119,9 @@ export class CFile {
     const line = this.lines.lineOf(at);
     const inFn = this.functionAt(at);
     if (inFn?.at === at) return undefined;
+    // A local variable of that name (auto_movable_zone_for_pfn()'s `unsigned long online_pages = 0`) is no use of it.
+    if (inFn && this.declaresLocal(inFn, name)) return undefined;
+    if (!inFn && this.isParameter(at)) return undefined;
     const after = nextNonSpace(m, at + name.length);
     const lineStart = m.lastIndexOf('\n', at) + 1;
     if (/^\s*#/.test(m.slice(lineStart, at))) return { kind: 'other', at, line, in: inFn };

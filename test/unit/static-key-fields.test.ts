@@ -65,3 +65,32 @@ test('an ops struct whose field nobody calls stays unknown, named', () => {
   expect(c.verdict).toBe('manual');
   expect(c.reasons.join('\n')).toMatch(/found no call of \.start in the files that use struct thing_ops/);
 });
+
+test('a local variable or parameter that has a function\'s name is no use of the function (online_pages in auto_movable_zone_for_pfn())', () => {
+  const cf = new CFile('m.c', [
+    'int online_pages(unsigned long pfn)',
+    '{',
+    '\treturn 0;',
+    '}',
+    '',
+    'static long auto_zone(int nid)',
+    '{',
+    '\tunsigned long online_pages = 0, max_pages;',
+    '',
+    '\tonline_pages += nid;',
+    '\treturn online_pages;',
+    '}',
+    '',
+    'static int param(int online_pages)',
+    '{',
+    '\treturn online_pages;',
+    '}',
+    '',
+    'static int caller(void)',
+    '{',
+    '\treturn online_pages(1);',
+    '}',
+    '',
+  ].join('\n'));
+  expect(cf.usesOf('online_pages').map((u) => [u.kind, u.line])).toEqual([['call', 21]]);
+});
