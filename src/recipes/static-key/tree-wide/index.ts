@@ -289,7 +289,8 @@ const BOOT_CONTEXTS = new Set(WRITER_KINDS.map(([k]) => k as string));
 
 /**
  * "the __setup() handler foo()", "the early_param() handler baz()", "the initcall bar()"; a writer that runs later
- * or from where kseries could not tell: "qux(), at run time", "quux(), from where kseries could not establish".
+ * or from where kseries could not tell: "qux() (at run time)", "quux() (called where kseries could not place every
+ * caller)".
  */
 function setBy(c: FlagCandidate): string[] {
   const kind = new Map<string, string>(WRITER_KINDS);
