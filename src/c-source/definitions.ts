@@ -2,14 +2,12 @@
 // its declaration (return type, storage class, attributes; not the comment above it) to the line of its closing
 // brace (a struct: its `};`). Recipes anchor edits on these so that they survive changes around the definition.
 import { CFile } from './functions.js';
-import { readC } from './text.js';
+import { LineIndex, readC } from './text.js';
 
 export interface DefinitionLines {
   /** 0-based line of the declaration's start, and of the closing brace. */
   first: number;
   last: number;
-  /** 0-based line of the body's `{`. */
-  open: number;
 }
 
 /** Lines of the function `name` defined in `text`, or undefined when the file defines no function of that name. */
@@ -17,13 +15,13 @@ export function functionLines(file: string, text: string, name: string): Definit
   const cf = new CFile(file, text);
   const def = cf.functions.get(name);
   if (!def) return undefined;
-  return { first: cf.lines.lineOf(declarationStart(cf.masked, def.at)) - 1, last: cf.lines.lineOf(def.close) - 1, open: cf.lines.lineOf(def.open) - 1 };
+  return { first: cf.lines.lineOf(declarationStart(cf.masked, def.at)) - 1, last: cf.lines.lineOf(def.close) - 1 };
 }
 
 /** Lines of `struct name { ... };` at file scope, or undefined. */
-export function structLines(file: string, text: string, name: string): DefinitionLines | undefined {
+export function structLines(text: string, name: string): DefinitionLines | undefined {
   const { masked, blocks } = readC(text);
-  const cf = new CFile(file, text, { masked, blocks });
+  const lines = new LineIndex(text);
   const re = new RegExp(`\\bstruct\\s+${name}\\s*(?:__\\w+(?:\\([^)]*\\))?\\s*)*\\{`, 'g');
   for (const m of masked.matchAll(re)) {
     if (!blocks.isTopLevel(m.index!)) continue;
@@ -31,7 +29,7 @@ export function structLines(file: string, text: string, name: string): Definitio
     const close = [...blocks.spans()].find(([o]) => o === open)?.[1];
     if (close === undefined) continue;
     const semi = masked.indexOf(';', close);
-    return { first: cf.lines.lineOf(declarationStart(masked, m.index!)) - 1, last: cf.lines.lineOf(semi < 0 ? close : semi) - 1, open: cf.lines.lineOf(open) - 1 };
+    return { first: lines.lineOf(declarationStart(masked, m.index!)) - 1, last: lines.lineOf(semi < 0 ? close : semi) - 1 };
   }
   return undefined;
 }
@@ -42,16 +40,21 @@ function declarationStart(masked: string, at: number): number {
   while (i > 0) {
     const c = masked[i - 1]!;
     if (c === ';' || c === '}' || c === '{') break;
-    if (c === '\n' && /^[ \t]*#/.test(masked.slice(i, masked.indexOf('\n', i) < 0 ? undefined : masked.indexOf('\n', i)))) break;
+    if (c === '\n' && /^[ \t]*#/.test(lineFrom(masked, i))) break;
     i--;
   }
   // i sits after the terminator (or at a preprocessor line, which is not part of the declaration).
   while (i < at) {
-    const nl = masked.indexOf('\n', i);
-    const line = masked.slice(i, nl < 0 ? undefined : nl);
-    if (/^\s*$/.test(line) || /^[ \t]*#/.test(line)) i = nl + 1;
+    const line = lineFrom(masked, i);
+    if (/^\s*$/.test(line) || /^[ \t]*#/.test(line)) i += line.length + 1;
     else break;
   }
   while (i < at && /\s/.test(masked[i]!)) i++;
   return i;
+}
+
+/** The text from `at` to the end of its line. */
+function lineFrom(masked: string, at: number): string {
+  const nl = masked.indexOf('\n', at);
+  return masked.slice(at, nl < 0 ? undefined : nl);
 }

@@ -198,7 +198,7 @@ function locate(lines: string[], place: Place, file: string, source: string): [n
   if (named !== undefined) {
     const kind = place.function !== undefined ? 'function' : 'struct';
     const text = lines.join('\n');
-    const def = kind === 'function' ? functionLines(file, text, named) : structLines(file, text, named);
+    const def = kind === 'function' ? functionLines(file, text, named) : structLines(text, named);
     if (!def) throw new ApplyError(`${source}: ${file} defines no ${kind} ${named}`, `the tree's ${file} differs from the code this recipe was written for`);
     [from, to] = [def.first, def.last + 1];
     if (place.anchor === undefined) return [from, to];

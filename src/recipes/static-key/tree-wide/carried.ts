@@ -4,7 +4,7 @@
 import { readC, findIdentifier } from '../../../c-source/text.js';
 import type { RecipeContext } from '../../types.js';
 import { branchCalls } from '../index.js';
-import { convertFlag, isMemberAccess, type Conversion, type KeyFragments } from '../convert.js';
+import { convertFlag, isMemberAccess, type Conversion, type ConvertOptions, type KeyFragments } from '../convert.js';
 import { needKind, outsideKernel, type FlagCandidate } from '../scan.js';
 
 /** Another file that names a shared flag, and what its conversion did there. */
@@ -13,18 +13,28 @@ export interface UseFile {
   conv: Conversion;
 }
 
+/** How the file that defines a flag is converted: value reads kept as static_key_enabled() in an RFC, not static when shared. */
+export function defineOptions(bootOnly: boolean, rfc: boolean, shared: boolean): ConvertOptions {
+  return { bootOnly, values: rfc, ...(shared ? { shared: { role: 'define' as const } } : {}) };
+}
+
+/** How another file of a shared flag is converted: its extern, tests, value reads and writes, as the definition's key's. */
+export function useOptions(type: 'bool' | 'int', initiallyTrue: boolean): ConvertOptions {
+  return { values: true, shared: { role: 'use', type, initiallyTrue } };
+}
+
 /**
  * The files other than the definition's that use a shared flag, each converted: git grep names the candidates; a
  * file outside the kernel proper, one whose code never names the flag (only comments), and one that declares a
  * variable of its own with that name (a static of another file, a local, a parameter) are left out.
  */
-export async function otherUsers(ctx: RecipeContext, c: FlagCandidate, key: string, fragments: KeyFragments, initiallyTrue: boolean): Promise<UseFile[]> {
+export async function otherUsers(ctx: RecipeContext, c: FlagCandidate, key: string, fragments: KeyFragments, initiallyTrue: boolean, usualValue: boolean | undefined): Promise<UseFile[]> {
   const named = ((await ctx.sourcesNaming?.(c.variable)) ?? []).filter((f) => f !== c.file && !outsideKernel(f));
   const out: UseFile[] = [];
   for (const file of named) {
     const text = await ctx.readFile(file);
     if (text === undefined || !usesTheGlobal(text, c.variable)) continue;
-    const conv = convertFlag(file, text, c.variable, key, fragments, undefined, { values: true, shared: { role: 'use', type: c.type, initiallyTrue } });
+    const conv = convertFlag(file, text, c.variable, key, fragments, usualValue, useOptions(c.type, initiallyTrue));
     out.push({ file, conv });
   }
   return out;

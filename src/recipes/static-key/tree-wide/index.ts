@@ -7,7 +7,7 @@ import type { TemplateVars } from '../../../templates/render.js';
 import { convertFlag } from '../convert.js';
 import { archPath, describe, fragments, historyCase, historyPrefix, subjectPrefix } from '../index.js';
 import { carriable, carriedOnRequest, type FlagCandidate } from '../scan.js';
-import { checklist, otherUsers } from './carried.js';
+import { checklist, defineOptions, otherUsers, useOptions } from './carried.js';
 import { staticKeyVerifier } from '../verify.js';
 import type { Route } from '../../../mail/route.js';
 import type { FlagHits, RecipeCode, RecipeContext, RuntimeEvidence } from '../../types.js';
@@ -73,8 +73,8 @@ export const staticKeys: RecipeCode = {
           const toggle = c.verdict === 'manual' && !rfc;
           const shared = rfc && !!c.shared;
           const tc = toggle ? convertToggle(file, text, c.variable, key, toggleFragments(ctx)) : undefined;
-          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue, { bootOnly: bootOnly(c), values: rfc, ...(shared ? { shared: { role: 'define' as const } } : {}) });
-          const users = shared ? await otherUsers(ctx, c, key, fragments(ctx), conv.initiallyTrue) : [];
+          const conv = tc ?? convertFlag(file, text, c.variable, key, fragments(ctx), usualValue, defineOptions(bootOnly(c), rfc, shared));
+          const users = shared ? await otherUsers(ctx, c, key, fragments(ctx), conv.initiallyTrue, usualValue) : [];
           if (shared && conv.reads.length + users.reduce((n, u) => n + u.conv.reads.length, 0) === 0) {
             throw new TransformError(`${c.variable} is never tested in a branch, in ${[file, ...users.map((u) => u.file)].join(', ')}`, 'a static key only pays off where a branch tests it');
           }
@@ -152,8 +152,8 @@ export const staticKeys: RecipeCode = {
     let out = text;
     for (const f of vars.flags as FlagVars[]) {
       if (f.toggle) out = convertToggle(file, out, f.flag, f.key, toggleFragments(ctx)).text;
-      else if (f.use) out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { values: true, shared: { role: 'use', type: f.type as 'bool' | 'int', initiallyTrue: f.initiallyTrue } }).text;
-      else out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, { bootOnly: f.readOnly, values: f.rfc, ...(f.shared ? { shared: { role: 'define' as const } } : {}) }).text;
+      else if (f.use) out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, useOptions(f.type as 'bool' | 'int', f.initiallyTrue)).text;
+      else out = convertFlag(file, out, f.flag, f.key, fragments(ctx), f.usualValue, defineOptions(f.readOnly, f.rfc, f.shared)).text;
     }
     return out;
   },
