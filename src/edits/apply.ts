@@ -83,18 +83,26 @@ async function applyDiff(files: FileOverlay, diff: string, source: string): Prom
   }
 }
 
-const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$/;
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
+
+/** A line that starts a file's headers or a hunk: where one hunk's lines end. */
+const startsHeader = (lines: string[], j: number) => {
+  const l = lines[j]!;
+  return l.startsWith('@@') || l.startsWith('diff ') || (l.startsWith('--- ') && !!lines[j + 1]?.startsWith('+++ '));
+};
 
 /**
  * The diff with each hunk's line counts recounted from its lines, as `git apply --recount` does: a hand-written
  * template need not count. A hunk runs until the next `@@`, `diff ` or `--- `/`+++ ` pair; an empty line in it is an
- * empty context line (editors strip the space). A line that is none of these ends the diff with an error naming the
- * hunk, unless only header lines of a next file follow.
+ * empty context line (editors strip the space). Lines after a hunk that are no hunk lines up to the next header —
+ * a mail's signature (`-- ` and git's version, as format-patch ends a patch), `diff -r`'s "Only in ..." — are left
+ * out; a line that is no hunk line with hunk lines after it is an error naming the hunk.
  */
 export function recount(diff: string, source: string): string {
   const lines = diff.split('\n');
   const out: string[] = [];
   let hunk = 0;
+  const hunkLine = (l: string) => /^[ +\-\\]/.test(l) || l === '';
   for (let i = 0; i < lines.length; i++) {
     const m = HUNK_HEADER.exec(lines[i]!);
     if (!m) {
@@ -106,20 +114,32 @@ export function recount(diff: string, source: string): string {
     let oldLines = 0;
     let newLines = 0;
     let j = i + 1;
-    for (; j < lines.length; j++) {
+    for (; j < lines.length && !startsHeader(lines, j); j++) {
       const l = lines[j]!;
-      if (l.startsWith('@@') || l.startsWith('diff ') || (l.startsWith('--- ') && lines[j + 1]?.startsWith('+++ '))) break;
-      if (l === '' && lines.slice(j + 1).every((x) => x === '')) break;
+      let next = j + 1;
+      while (next < lines.length && !startsHeader(lines, next) && lines[next] === '') next++;
+      // A signature's "-- " (some tools strip its space) followed by no hunk line ends the hunk.
+      const signature = l === '-- ' || l === '--';
+      const trailer = signature ? next < lines.length && !hunkLine(lines[next]!) : !hunkLine(l);
+      if (trailer || (l === '' && next === lines.length)) {
+        let k = j;
+        while (k < lines.length && !startsHeader(lines, k)) k++;
+        // Inside what the header announces, or with hunk lines after it, such a line is a broken hunk line, not a trailer.
+        const announced = oldLines < Number(m[2] ?? 1) || newLines < Number(m[4] ?? 1);
+        if (trailer && !signature && (announced || lines.slice(j + 1, k).some((x) => x !== '' && /^[ +]/.test(x)))) {
+          throw new ApplyError(`${source}: hunk ${hunk} (${lines[i]!.trim()}), line ${j - i}: "${l.trim()}" starts with none of ' ', '-', '+'`, 'every line of a hunk is context (space), removed (-) or added (+); an indented template line may have lost its first character');
+        }
+        j = k;
+        break;
+      }
       const c = l[0] ?? ' ';
       if (c === ' ' || l === '') oldLines++, newLines++;
       else if (c === '-') oldLines++;
       else if (c === '+') newLines++;
-      else if (c !== '\\') {
-        throw new ApplyError(`${source}: hunk ${hunk} (${lines[i]!.trim()}), line ${j - i}: "${l.trim()}" starts with none of ' ', '-', '+'`, 'every line of a hunk is context (space), removed (-) or added (+); an indented template line may have lost its first character');
-      }
       body.push(l === '' ? ' ' : l);
     }
-    out.push(`@@ -${m[1]},${oldLines} +${m[2]},${newLines} @@${m[3]}`, ...body);
+    const same = oldLines === Number(m[2] ?? 1) && newLines === Number(m[4] ?? 1);
+    out.push(same ? lines[i]! : `@@ -${m[1]},${oldLines} +${m[3]},${newLines} @@${m[5]}`, ...body);
     i = j - 1;
   }
   return out.join('\n');

