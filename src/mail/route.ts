@@ -33,6 +33,11 @@ export interface Route {
   prefix?: string;
   /** Its lists (for a file with no maintainer, the only recipients). */
   lists: string[];
+  /**
+   * The maintainers get_maintainer.pl names for the file (the M: lines of every entry but THE REST; none when only
+   * THE REST covers it), without the notes after a name: read from the same run, so grouping asks once per file.
+   */
+  maintainers?: string[];
 }
 
 export function parseSections(output: string): MaintainersEntry[] {
@@ -60,17 +65,27 @@ export function parseSections(output: string): MaintainersEntry[] {
 export function routeOf(file: string, entries: MaintainersEntry[]): Route {
   const specific = entries.filter((e) => e.name !== THE_REST);
   const lists = [...new Set(entries.flatMap((e) => e.lists))];
+  const maintainers = [...new Set(specific.flatMap((e) => e.maintainers).map((m) => m.replace(/\s+\([^()]*\)$/, '')))];
+  return { ...routeOfEntries(file, specific, lists), maintainers };
+}
+
+function routeOfEntries(file: string, specific: MaintainersEntry[], lists: string[]): Route {
   const entry = specific[0]?.name;
   const prefix = entry ? entryPrefix(file, entry) : undefined;
   const withTree = specific.find((e) => e.trees.some((t) => t.startsWith('git ')));
-  const git = withTree?.trees.find((t) => t.startsWith('git '));
+  // An entry with several trees keeps one for fixes and one for new work (Intel's net-queue and next-queue): kseries'
+  // patches are new work, so the tree that names "next" comes first, one that names "fixes" last.
+  const rank = (t: string) => (/next/.test(t) ? 0 : /fixes|-rc\b|urgent/.test(t) ? 2 : 1);
+  const git = withTree?.trees.filter((t) => t.startsWith('git ')).sort((a, b) => rank(a) - rank(b))[0];
   if (git) {
     const [url, ...branch] = git.slice(4).trim().split(/\s+/);
     const repo = url!.replace(/^.*\/scm\/linux\/kernel\/git\//, '').replace(/\.git$/, '');
     // Networking subjects name the protocol or driver, else "net" (maintainer-netdev.rst's own examples).
     if (/^netdev\/net(-next)?$/.test(repo)) return { tree: 'netdev/net-next', slug: 'net-next', tag: 'net-next', entry, prefix: prefix ?? 'net', lists };
     const tree = [repo, ...branch].join(' ');
-    return { tree, slug: slug([path.posix.basename(repo), ...branch].join('-')), entry, prefix, lists };
+    // Many maintainers keep a "linux.git" of their own: "brgl/linux" is named by its owner too.
+    const name = /^linux(\.git)?$/.test(path.posix.basename(repo)) ? repo.replace(/\//g, '-') : path.posix.basename(repo);
+    return { tree, slug: slug([name, ...branch].join('-')), entry, prefix, lists };
   }
   if (entry) return { tree: entry, slug: slug(entry.split(/[^A-Za-z0-9]+/).find(Boolean) ?? entry), entry, prefix, lists };
   return { tree: 'torvalds/linux', slug: 'linux', lists };

@@ -71,7 +71,7 @@ test('--only takes exactly the named flags, and refuses a flag the scan does not
   const emitted = await run('emit', vr!.series, '--out', out);
   expect(emitted.code, emitted.err).toBe(0);
   const [mail] = fs.readdirSync(path.join(out, vr!.series, 'v1')).filter((f) => f.endsWith('.patch'));
-  expect(fs.readFileSync(path.join(out, vr!.series, 'v1', mail!), 'utf8')).toMatch(/^Subject: \[RFC PATCH\] tty: Convert sysrq_always_enabled to a static key$/m);
+  expect(fs.readFileSync(path.join(out, vr!.series, 'v1', mail!), 'utf8')).toMatch(/^Subject: \[RFC PATCH\] tty: sysrq: Convert sysrq_always_enabled to a static key$/m);
   fs.rmSync(out, { recursive: true, force: true });
 });
 

@@ -31,6 +31,8 @@ ${REST}`;
     entry: 'TIMEKEEPING, CLOCKSOURCE CORE, NTP, ALARMTIMER',
     prefix: 'clocksource',
     lists: ['linux-kernel@vger.kernel.org'],
+    // As get_maintainer.pl names them; a file only THE REST covers has none.
+    maintainers: ['John Stultz <jstultz@google.com>', 'Thomas Gleixner <tglx@linutronix.de>'],
   });
 });
 
@@ -75,7 +77,7 @@ S:\tMaintained
 ${REST}`;
   expect(routeOf('kernel/taskstats.c', parseSections(taskstats))).toMatchObject({ tree: 'TASKSTATS STATISTICS INTERFACE', slug: 'taskstats', prefix: 'taskstats', entry: 'TASKSTATS STATISTICS INTERFACE' });
   const rest = routeOf('kernel/tracepoint.c', parseSections(REST));
-  expect(rest).toEqual({ tree: 'torvalds/linux', slug: 'linux', lists: ['linux-kernel@vger.kernel.org'] });
+  expect(rest).toEqual({ tree: 'torvalds/linux', slug: 'linux', lists: ['linux-kernel@vger.kernel.org'], maintainers: [] });
   expect(rest.entry).toBeUndefined();
 });
 
@@ -88,4 +90,9 @@ test('entry prefixes: a word naming the file or a folder below the top, else the
   // The top folder names no subsystem.
   expect(entryPrefix('kernel/foo.c', 'KERNEL FOO THINGS')).toBe('foo');
   expect(entryPrefix('kernel/bar.c', 'KERNEL THINGS')).toBeUndefined();
+});
+
+test('an entry with a tree for fixes and one for new work routes new work to the second', () => {
+  const intel = 'INTEL ETHERNET DRIVERS\nM:\tTony Nguyen <anthony.l.nguyen@intel.com>\nL:\tintel-wired-lan@lists.osuosl.org (moderated for non-subscribers)\nS:\tSupported\nT:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/tnguy/net-queue.git\nT:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/tnguy/next-queue.git\nF:\tdrivers/net/ethernet/intel/\n';
+  expect(routeOf('drivers/net/ethernet/intel/ice/ice_main.c', parseSections(intel))).toMatchObject({ tree: 'tnguy/next-queue', slug: 'next-queue' });
 });

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { TransformError } from '../../src/errors.js';
 import { convertFlag, wrapCondition, type KeyFragments } from '../../src/recipes/static-key/convert.js';
-import { subjectPrefix } from '../../src/recipes/static-key/index.js';
-import { groupPrefix } from '../../src/recipes/static-key/tree-wide/index.js';
+import { groupPrefix, subjectPrefix } from '../../src/mail/groups.js';
 import { BUILTIN_RECIPES } from '../../src/recipes/load.js';
 import { loadTemplate } from '../../src/templates/render.js';
 
@@ -135,6 +134,12 @@ test.each([
   ['net/ipv4/tcp.c', 'ipv4: tcp'],
   ['kernel/printk/printk.c', 'printk'],
   ['drivers/gpio/gpiolib.c', 'gpio: gpiolib'],
+  ['drivers/gpio/gpio-wm831x.c', 'gpio: wm831x'],
+  ['drivers/i2c/busses/i2c-st.c', 'i2c: st'],
+  ['tools/testing/selftests/rseq/param_test.c', 'selftests/rseq'],
+  ['tools/perf/tests/shell/lib/perf_json_output_lint.py', 'perf'],
+  ['scripts/macro_checker.py', 'scripts: macro_checker'],
+  ['lib/Kconfig.debug', 'Kconfig.debug'],
   ['drivers/clk/clk.c', 'clk'],
   ['arch/x86/kernel/tsc.c', 'x86/tsc'],
   ['arch/x86/kernel/cpu/intel.c', 'x86/cpu/intel'],

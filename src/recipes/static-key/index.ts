@@ -1,10 +1,10 @@
 // Recipe static-key (explicit form): convert one file-scope flag of one file into a static key, in one patch.
-import path from 'node:path';
 import { ParamError } from '../../errors.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 import { convertFlag, type Conversion, type KeyFragments } from './convert.js';
 import { staticKeyVerifier } from './verify.js';
+import { historyPrefix, subjectPrefix } from '../../mail/groups.js';
 
 export const staticKey: RecipeCode = {
   id: 'static-key',
@@ -70,53 +70,6 @@ export function fragments(ctx: RecipeContext): KeyFragments {
     include: () => one('code/include.hbs', {}),
     value: (v) => one('code/value.hbs', v),
   };
-}
-
-/** arch/x86/kernel/cpu → x86/cpu: the architecture and its subfolders, without "kernel". */
-export function archPath(dirs: string[]): string[] {
-  return [dirs[1]!, ...dirs.slice(2).filter((d) => d !== 'kernel')];
-}
-
-/** A subject prefix in the kernel's usual style: lib/vsprintf.c → "vsprintf", kernel/sched/core.c → "sched/core", kernel/printk/printk.c → "printk", mm/memcontrol.c → "mm: memcontrol", arch/x86/kernel/tsc.c → "x86/tsc". */
-export function subjectPrefix(file: string): string {
-  const stem = path.posix.basename(file).replace(/\.[ch]$/, '');
-  const dirs = path.posix.dirname(file).split('/').filter((d) => d !== '.');
-  if (dirs.length === 0 || (dirs.length === 1 && ['kernel', 'lib', 'init'].includes(dirs[0]!))) return stem;
-  if (dirs[0] === 'arch' && dirs.length > 1) return [...archPath(dirs), stem].filter((d, i, all) => i === 0 || d !== all[i - 1]).join('/');
-  if (dirs[dirs.length - 1] === stem) return dirs[0] === 'kernel' ? dirs.slice(1).join('/') : stem;
-  if (dirs[0] === 'kernel') return `${dirs.slice(1).join('/')}/${stem}`;
-  return `${dirs[dirs.length - 1]}: ${stem}`;
-}
-
-/**
- * The prefix a file's own history uses most ("mm/memcontrol" from "mm/memcontrol: Fix ..."), the newest first among
- * equals; undefined without history. Reverts, merges and bracketed tags are skipped.
- */
-export function historyPrefix(subjects: string[]): string | undefined {
-  const counts = new Map<string, number>();
-  for (const s of subjects) {
-    if (/^(Revert|Merge|Reapply)\b/.test(s)) continue;
-    const m = /^((?:[\w.+/-]+: )*[\w.+/-]+): \S/.exec(s.replace(/^\[[^\]]*\]\s*/, ''));
-    if (m) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
-  }
-  let best: string | undefined;
-  for (const [p, n] of counts) if (best === undefined || n > counts.get(best)!) best = p;
-  return best;
-}
-
-/**
- * How the file's history starts a subject after its prefix: 'lower' when most do with a lower-case word (mm writes
- * "memcg: convert ..."), 'upper' when most do with a capital, undefined without history.
- */
-export function historyCase(subjects: string[]): 'lower' | 'upper' | undefined {
-  let lower = 0;
-  let upper = 0;
-  for (const s of subjects) {
-    if (/^(Revert|Merge|Reapply)\b/.test(s)) continue;
-    const m = /^(?:[\w.+/-]+: )+([a-zA-Z])/.exec(s.replace(/^\[[^\]]*\]\s*/, ''));
-    if (m) m[1]! === m[1]!.toLowerCase() ? lower++ : upper++;
-  }
-  return lower + upper === 0 ? undefined : lower > upper ? 'lower' : 'upper';
 }
 
 /** The static_branch_*() calls these writes became, once each: "static_branch_disable()", "static_branch_enable()". */

@@ -2,7 +2,8 @@
 // key with a setter, in one patch. The flag must be one the scan calls manual only because of that interface.
 import { ParamError } from '../../../errors.js';
 import type { TemplateVars } from '../../../templates/render.js';
-import { describe, fragments, subjectPrefix } from '../index.js';
+import { describe, fragments } from '../index.js';
+import { subjectPrefix } from '../../../mail/groups.js';
 import type { FlagCandidate } from '../scan.js';
 import { staticKeyVerifier } from '../verify.js';
 import { rateVars } from '../tree-wide/rates.js';

@@ -1,11 +1,11 @@
 // Recipe static-keys (tree-wide form): scan for flags, convert every `auto` one (or those chosen), one patch per
 // maintainer group. The per-flag conversion and the object-code proof are the static-key recipe's.
-import path from 'node:path';
 import { ParamError, RecipeError, TransformError } from '../../../errors.js';
 import type { Params } from '../../../templates/params.js';
 import type { TemplateVars } from '../../../templates/render.js';
 import { convertFlag } from '../convert.js';
-import { archPath, describe, fragments, historyCase, historyPrefix, subjectPrefix } from '../index.js';
+import { describe, fragments } from '../index.js';
+import { byTree, groupByMaintainers, routeFor } from '../../../mail/groups.js';
 import { carriable, carriedOnRequest, type FlagCandidate } from '../scan.js';
 import { checklist, defineOptions, otherUsers, useOptions } from './carried.js';
 import { staticKeyVerifier } from '../verify.js';
@@ -16,9 +16,6 @@ import { writerFacts, type WriterFact } from './facts.js';
 import { rateVars } from './rates.js';
 import { convertToggle } from '../toggle/convert.js';
 import { notAToggle, toggleFragments, toggleVars } from '../toggle/index.js';
-
-/** get_maintainer.pl calls in flight at once. */
-const MAINTAINER_QUERIES = 4;
 
 interface FlagVars extends TemplateVars {
   flag: string;
@@ -97,15 +94,10 @@ export const staticKeys: RecipeCode = {
     }
     if (files.length === 0) throw new RecipeError(`static-keys: none of the ${chosen.length} chosen flags could be converted`, skipped[0]?.reason ?? 'see kseries scan static-keys');
 
-    const groups = await groupByMaintainers(ctx, files);
+    const groups = await groupFlags(ctx, files);
     const scope = paths.map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '-')).join('-');
     // One independent series per tree that applies the patches: a tree sees only its own.
     // A group with a flag carried as an RFC goes in an RFC series of its own for that tree.
-    const trees = new Map<string, TemplateVars[]>();
-    for (const g of groups) {
-      const id = `${g.tree}${g.rfc ? '\0rfc' : ''}`;
-      trees.set(id, [...(trees.get(id) ?? []), g]);
-    }
     const routes = await Promise.all(skipped.map((x) => routeFor(ctx, x.file)));
     const notices: string[] = [];
     for (const x of files.flatMap((f) => f.flags)) {
@@ -130,7 +122,7 @@ export const staticKeys: RecipeCode = {
       treeName: '',
       subjectTag: '',
       rfc: false,
-      trees: [...trees.values()].map((gs) => {
+      trees: byTree(groups as (TemplateVars & { route: Route })[], (g) => String(g.rfc === true)).map((gs) => {
         const route = gs[0]!.route as Route;
         const tree = route.tree;
         const rfc = gs[0]!.rfc === true;
@@ -324,48 +316,20 @@ function seriesVars(groups: TemplateVars[], skipped: { file: string; flag: strin
   };
 }
 
-/** The file's route, or (a context without MAINTAINERS routing, as in unit tests) one tree for all. */
-async function routeFor(ctx: RecipeContext, file: string): Promise<Route> {
-  return ctx.routeOf ? ctx.routeOf(file) : { tree: '', slug: '', lists: [], entry: 'unknown' };
-}
-
 /**
- * One patch per tree and set of maintainers, as MAINTAINERS and get_maintainer.pl name them for each file; groups in
- * path order. The subject prefix is the one the files' history uses, else the one their MAINTAINERS entry's name
- * gives, else one made from their paths.
+ * One patch per tree and set of maintainers (series/groups.ts), an RFC flag's group apart; the title in the case of
+ * the files' history.
  */
-async function groupByMaintainers(ctx: RecipeContext, files: { file: string; flags: FlagVars[] }[]): Promise<TemplateVars[]> {
-  const maintainers: string[][] = [];
-  const routes: Route[] = [];
-  for (let i = 0; i < files.length; i += MAINTAINER_QUERIES) {
-    const some = files.slice(i, i + MAINTAINER_QUERIES);
-    maintainers.push(...(await Promise.all(some.map((f) => ctx.maintainersOf(f.file)))));
-    routes.push(...(await Promise.all(some.map((f) => routeFor(ctx, f.file)))));
-  }
-  const groups = new Map<string, { maintainers: string[]; route: Route; files: typeof files; rfc: boolean }>();
-  files.forEach((f, i) => {
-    const m = maintainers[i]!;
-    const route = routes[i]!;
-    const rfc = f.flags.some((x) => x.rfc);
-    const id = `${route.tree}\n${rfc}\n${m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`}`;
-    if (!groups.has(id)) groups.set(id, { maintainers: m, route, files: [], rfc });
-    groups.get(id)!.files.push(f);
-  });
-  const entryPrefix = new Map(files.map((f, i) => [f.file, routes[i]!.prefix]));
-  const subjects = await Promise.all(files.map(async (f) => (await ctx.subjectsOf?.(f.file)) ?? []));
-  const usual = new Map(files.map((f, i) => [f.file, historyPrefix(subjects[i]!)]));
-  const cases = new Map(files.map((f, i) => [f.file, historyCase(subjects[i]!)]));
-  return [...groups.values()].map((g) => {
+async function groupFlags(ctx: RecipeContext, files: { file: string; flags: FlagVars[] }[]): Promise<TemplateVars[]> {
+  const groups = await groupByMaintainers(ctx, files, (f) => String(f.flags.some((x) => x.rfc)));
+  return groups.map((g) => {
     const flags = saidOnce(g.files.flatMap((f) => f.flags));
-    const told = [...new Set(g.files.map((f) => usual.get(f.file)))];
-    const entry = [...new Set(g.files.map((f) => entryPrefix.get(f.file)))];
-    // The subject's first word in the case of the files' history ("memcg: convert ..."), capitalised without one.
-    const convert = g.files.every((f) => cases.get(f.file) === 'lower') ? 'convert' : 'Convert';
+    const convert = g.lower ? 'convert' : 'Convert';
     return {
-      prefix: told.length === 1 && told[0] ? told[0] : entry.length === 1 && entry[0] ? entry[0] : groupPrefix(g.files.map((f) => f.file)),
-      tree: g.route.tree,
+      prefix: g.prefix,
+      tree: g.tree,
       route: g.route,
-      rfc: g.rfc,
+      rfc: g.files.some((f) => f.flags.some((x) => x.rfc)),
       title: flags.length === 1 ? `${convert} ${flags[0]!.flag} to a static key` : `${convert} ${flags.length} ${flags.some((f) => f.toggle) ? 'flags' : 'boot-time flags'} to static keys`,
       maintainers: g.maintainers,
       files: g.files,
@@ -381,18 +345,6 @@ function usesOf(flags: FlagVars[]): { file: string; flags: FlagVars[] }[] {
   const out = new Map<string, FlagVars[]>();
   for (const f of flags) for (const file of f.usedIn) out.set(file, [...(out.get(file) ?? []), { ...f, use: true }]);
   return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([file, fs]) => ({ file, flags: fs }));
-}
-
-/** The subject prefix of a group: the file's own for one file, else the files' common folder in the same style. */
-export function groupPrefix(files: string[]): string {
-  if (files.length === 1) return subjectPrefix(files[0]!);
-  const dirs = files.map((f) => path.posix.dirname(f).split('/'));
-  const common: string[] = [];
-  for (let i = 0; dirs.every((d) => d[i] !== undefined && d[i] === dirs[0]![i]); i++) common.push(dirs[0]![i]!);
-  if (common.length === 0) return 'treewide';
-  if (common[0] === 'arch' && common.length > 1) return archPath(common).join('/');
-  if (common[0] === 'kernel' && common.length > 1) return common.slice(1).join('/');
-  return common[common.length - 1]!;
 }
 
 function listParam(v: Params[string] | undefined): string[] {
