@@ -11,10 +11,13 @@ import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { compilerPath, retireDependCache } from './compiler.js';
 import type { ConfigAsBuilt } from './config-line.js';
-import { configSymbolsFor, kconfigDepends, objectsToBuild, parseCompilerOutput, plainSymbols, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
+import { configSymbolsFor, kconfigDepends, objectsToBuild, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** The Kconfig digest of each source tree (git tree id) asked for: listing 80k files takes seconds. */
 const KCONFIG_DIGESTS = new Map<string, string>();
+
+/** The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine): an older memo is stale. */
+const CONFIGURE_LOGIC = 3;
 
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
@@ -154,9 +157,9 @@ export class KernelBuild {
     const before = await this.baseConfig();
     // The same request of the same .config under the same Kconfig files was configured before: nothing to do.
     const memo = path.join(this.buildDir, '.kseries-configured.json');
-    const request = { config: createHash('sha1').update(before).digest('hex'), kconfig: await this.kconfigDigest(kconfigAt), disable: [...disable].sort() };
+    const request = { config: createHash('sha1').update(before).digest('hex'), kconfig: await this.kconfigDigest(kconfigAt), disable: [...disable].sort(), logic: CONFIGURE_LOGIC };
     const known = readJson<typeof request & { asked: string[]; off: Record<string, string> }>(memo);
-    if (known && known.config === request.config && known.kconfig === request.kconfig && known.disable.join() === request.disable.join() && symbols.every((s) => known.asked.includes(s))) {
+    if (known && known.config === request.config && known.kconfig === request.kconfig && known.disable.join() === request.disable.join() && known.logic === CONFIGURE_LOGIC && symbols.every((s) => known.asked.includes(s))) {
       return { config: before, off: new Map(Object.entries(known.off).filter(([s]) => symbols.includes(s))) };
     }
     let wanted = symbols.filter((s) => !isSet(before, s));
@@ -168,7 +171,7 @@ export class KernelBuild {
       const config = fs.readFileSync(configFile, 'utf8');
       const more: string[] = [];
       for (const s of wanted.filter((w) => !isSet(config, w))) {
-        const needs = plainSymbols((await this.dependsOf(s, kconfigAt))?.deps ?? []) ?? [];
+        const needs = symbolsToMeet((await this.dependsOf(s, kconfigAt))?.deps ?? []) ?? [];
         more.push(...needs.filter((n) => !isSet(config, n) && !wanted.includes(n)));
       }
       if (more.length === 0) break;

@@ -297,10 +297,69 @@ export function kconfigDepends(kconfig: string, symbol: string): string[] | unde
   return deps;
 }
 
-/** The symbols a dependency list needs set, when it is only a conjunction of plain symbols; else undefined. */
-export function plainSymbols(deps: string[]): string[] | undefined {
-  const words = deps.flatMap((d) => d.split(/\s*&&\s*/)).map((w) => w.replace(/^\((.*)\)$/, '$1').trim());
-  return words.every((w) => /^[A-Z0-9_]+$/.test(w)) ? words : undefined;
+/**
+ * The symbols to switch on to meet a dependency list: each line's conjunction of symbols (`I2C=y` counts as I2C);
+ * where a line or a part of it offers alternatives ("ARCH_STM32 || COMPILE_TEST"), the one with COMPILE_TEST, the
+ * kernel's own way to build a driver for another machine. Undefined when a line cannot be met so (a negation,
+ * alternatives without COMPILE_TEST).
+ */
+export function symbolsToMeet(deps: string[]): string[] | undefined {
+  const out: string[] = [];
+  for (const d of deps) {
+    const met = meet(d);
+    if (!met) return undefined;
+    out.push(...met);
+  }
+  return out;
+}
+
+function meet(expr: string): string[] | undefined {
+  const e = unwrap(expr.trim());
+  const alternatives = splitTop(e, '||');
+  if (alternatives.length > 1) {
+    const viaTest = alternatives.find((a) => /\bCOMPILE_TEST\b/.test(a));
+    return viaTest === undefined ? undefined : meet(viaTest);
+  }
+  const parts = splitTop(e, '&&');
+  if (parts.length > 1) {
+    const each = parts.map(meet);
+    return each.every((p) => p !== undefined) ? (each.flat() as string[]) : undefined;
+  }
+  const symbol = /^([A-Z0-9_]+)(?:\s*=\s*[ym])?$/.exec(e)?.[1];
+  return symbol ? [symbol] : undefined;
+}
+
+/** An expression without the parentheses around all of it. */
+function unwrap(e: string): string {
+  while (e.startsWith('(') && e.endsWith(')') && balanced(e.slice(1, -1))) e = e.slice(1, -1).trim();
+  return e;
+}
+
+function balanced(e: string): boolean {
+  let depth = 0;
+  for (const c of e) {
+    depth += c === '(' ? 1 : c === ')' ? -1 : 0;
+    if (depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/** `e` split at `op` outside parentheses. */
+function splitTop(e: string, op: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < e.length; i++) {
+    if (e[i] === '(') depth++;
+    else if (e[i] === ')') depth--;
+    else if (depth === 0 && e.startsWith(op, i)) {
+      out.push(e.slice(start, i).trim());
+      start = i + op.length;
+      i += op.length - 1;
+    }
+  }
+  out.push(e.slice(start).trim());
+  return out;
 }
 
 export interface CompilerMessage {

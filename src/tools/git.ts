@@ -1,5 +1,6 @@
 // Every git kseries runs goes through this module (a test pins it): simple-git for plain calls, run() where an
 // environment, stdin, streaming or a result code is needed. Argument arrays, an explicit working directory, no shell.
+import fs from 'node:fs';
 import type { SimpleGit } from 'simple-git';
 import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
 import type { Socket } from 'node:net';
@@ -146,4 +147,79 @@ class BlobReader {
 export async function mailsplit(input: string, outDir: string): Promise<string[]> {
   const n = Number((await gitRun(outDir, ['mailsplit', '--mboxrd', '-b', `-o${outDir}`, input])).stdout.trim());
   return Array.from({ length: n }, (_, i) => `${outDir}/${String(i + 1).padStart(4, '0')}`);
+}
+
+/** One commit to make without a work tree: its files' new text (undefined: deleted) and its message. */
+export interface TreeCommit {
+  changes: { file: string; after: string | undefined }[];
+  message: string;
+  /** GIT_AUTHOR_* and, where git has no identity configured, GIT_COMMITTER_*. */
+  env: Record<string, string>;
+}
+
+/**
+ * Commit each of `commits` on the one before, the first on `parent`, without checking anything out: blobs, a
+ * temporary index read from the parent's tree, write-tree, commit-tree. Only objects are written (no work tree, no
+ * index of the repository's, no ref), so an interrupted run leaves nothing half done. Returns the commits' ids.
+ */
+export async function commitChain(root: string, parent: string, commits: TreeCommit[], scratch: string): Promise<string[]> {
+  const stamp = `${process.pid}-${Date.now()}`;
+  const index = `${scratch}/index-${stamp}`;
+  const blobs = `${scratch}/blobs-${stamp}`;
+  const withIndex = { GIT_INDEX_FILE: index };
+  const ids: string[] = [];
+  fs.mkdirSync(blobs, { recursive: true });
+  try {
+    fs.copyFileSync(await indexOf(root, parent, scratch), index);
+    // Every file's mode in the base, and every new text's blob: one git each for the whole chain, not one per file.
+    const changes = commits.flatMap((c) => c.changes);
+    const files = [...new Set(changes.map((x) => x.file))];
+    const modes = new Map(
+      (await gitRun(root, ['ls-files', '--stage', '-z', '--', ...files], { env: withIndex })).stdout
+        .split('\0')
+        .filter(Boolean)
+        .map((l) => [l.slice(l.indexOf('\t') + 1), l.split(' ')[0]!]),
+    );
+    const written = changes.filter((x) => x.after !== undefined);
+    written.forEach((x, i) => fs.writeFileSync(`${blobs}/${i}`, x.after!));
+    const hashes = (await gitRun(root, ['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: written.map((_, i) => `${blobs}/${i}\n`).join('') })).stdout.trim().split('\n');
+    const blobOf = new Map(written.map((x, i) => [x, hashes[i]!]));
+    let head = parent;
+    for (const c of commits) {
+      const entries = c.changes.map((x) => (x.after === undefined ? `0 ${'0'.repeat(40)}\t${x.file}` : `${modes.get(x.file) ?? '100644'} ${blobOf.get(x)!}\t${x.file}`));
+      await gitRun(root, ['update-index', '--index-info'], { env: withIndex, input: `${entries.join('\n')}\n` });
+      const tree = (await gitRun(root, ['write-tree'], { env: withIndex })).stdout.trim();
+      head = (await gitRun(root, ['commit-tree', tree, '-p', head], { env: c.env, input: cleanMessage(c.message) })).stdout.trim();
+      ids.push(head);
+    }
+    return ids;
+  } finally {
+    fs.rmSync(index, { force: true });
+    fs.rmSync(blobs, { recursive: true, force: true });
+  }
+}
+
+/**
+ * An index of `commit`'s tree, kept in `scratch` for the next chain on the same base (a split recipe commits a series
+ * per tree on one base: read-tree of 80k entries once, a copy of the file for each). Only the newest base is kept.
+ */
+async function indexOf(root: string, commit: string, scratch: string): Promise<string> {
+  const kept = `${scratch}/index-of-${commit}`;
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`commitChain: ${commit} is no commit id (callers resolve the base first)`);
+  if (fs.existsSync(kept)) return kept;
+  for (const old of fs.readdirSync(scratch).filter((f) => f.startsWith('index-of-'))) fs.rmSync(`${scratch}/${old}`, { force: true });
+  const partial = `${kept}.${process.pid}`;
+  await gitRun(root, ['read-tree', commit], { env: { GIT_INDEX_FILE: partial } });
+  fs.renameSync(partial, kept);
+  return kept;
+}
+
+/** A message as `git commit --cleanup=whitespace` leaves it: no trailing spaces, no runs of blank lines, one final newline. */
+export function cleanMessage(message: string): string {
+  return `${message
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()}\n`;
 }

@@ -1,6 +1,6 @@
 // Reading Kbuild: which symbols build an object, what a symbol depends on, and compiler output.
 import { expect, test } from 'vitest';
-import { buildWays, chooseWay, configSymbolsFor, kconfigDepends, newWarnings, parseCompilerOutput, plainSymbols, setSymbols } from '../../src/build/kbuild.js';
+import { buildWays, chooseWay, configSymbolsFor, kconfigDepends, newWarnings, parseCompilerOutput, symbolsToMeet, setSymbols } from '../../src/build/kbuild.js';
 
 const TREE: Record<string, string> = {
   'drivers/Makefile': 'obj-y += base/\nobj-$(CONFIG_NET) += net/\n',
@@ -117,9 +117,15 @@ test('depends on lines of one config entry, and the if blocks around it', () => 
   const kconfig = ['if OUTER', 'config H', '\thelp', '\t  if this were a block it would count', 'if INNER', 'endif', 'config A', '\tbool "a"', '\tdepends on B && C', '\tdepends on !D', '', 'config B', '\tdepends on X', 'endif'].join('\n');
   expect(kconfigDepends(kconfig, 'A')).toEqual(['OUTER', 'B && C', '!D']);
   expect(kconfigDepends(kconfig, 'Z')).toBeUndefined();
-  expect(plainSymbols(['OUTER', 'B && C'])).toEqual(['OUTER', 'B', 'C']);
-  expect(plainSymbols(['B && !D'])).toBeUndefined();
-  expect(plainSymbols(['A || B'])).toBeUndefined();
+  expect(symbolsToMeet(['OUTER', 'B && C'])).toEqual(['OUTER', 'B', 'C']);
+  expect(symbolsToMeet(['B && !D'])).toBeUndefined();
+  expect(symbolsToMeet(['A || B'])).toBeUndefined();
+  // A driver for another machine is built with COMPILE_TEST (drivers/spi/Kconfig, SPI_ASPEED_SMC).
+  expect(symbolsToMeet(['SPI', 'ARCH_ASPEED || COMPILE_TEST && OF'])).toEqual(['SPI', 'COMPILE_TEST', 'OF']);
+  // drivers/i2c/busses/Kconfig, I2C_SPRD: a part in parentheses, and a symbol with its value.
+  expect(symbolsToMeet(['I2C=y && (ARCH_SPRD || COMPILE_TEST) && COMMON_CLK'])).toEqual(['I2C', 'COMPILE_TEST', 'COMMON_CLK']);
+  expect(symbolsToMeet(['(A && B)'])).toEqual(['A', 'B']);
+  expect(symbolsToMeet(['(A || B) && (C || D)'])).toBeUndefined();
 });
 
 const SRC = '/work/tree';
