@@ -30,6 +30,7 @@ const PROGRAMS: [program: string, pkg: string, why: string][] = [
   ['python3', 'python3', 'KUnit (tools/testing/kunit/kunit.py)'],
   ['qemu-system-x86_64', 'qemu-system-x86', 'KUnit and boot tests under QEMU'],
   ['bwrap', 'bubblewrap', 'review: building code someone else wrote in a sandbox'],
+  ['spatch', 'coccinelle', 'cocci edits and the cocci recipe: Coccinelle semantic patches'],
 ];
 
 /** What kseries uses when it is there: ccache, for objects compiled from the same text again (warm runs, check after generate). */

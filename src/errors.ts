@@ -93,3 +93,9 @@ export class MailboxError extends KseriesError {
 export class SandboxError extends KseriesError {
   override readonly code = 'ESANDBOX';
 }
+
+/** The change asked for changes nothing in this tree (a semantic patch that matches nothing): exit 1, a result. */
+export class NoChangeError extends KseriesError {
+  override readonly code = 'ENOCHANGE';
+  override readonly exitCode = EXIT_FINDINGS;
+}

@@ -3,6 +3,7 @@
 import '../check/checks/index.js';
 import { registerSeriesCheck } from '../check/plugins.js';
 import { registerProver } from '../check/proofs/registry.js';
+import { cocci } from './cocci/index.js';
 import { staticKeyBootCheck } from './static-key/boot-check.js';
 import { kprobePostProver } from '../kprobe/prover.js';
 import { staticKey } from './static-key/index.js';
@@ -11,6 +12,7 @@ import { staticKeys } from './static-key/tree-wide/index.js';
 import type { RecipeCode } from './types.js';
 
 export const RECIPE_CODE: Readonly<Record<string, RecipeCode>> = {
+  cocci,
   'static-key': staticKey,
   'static-key-toggle': staticKeyToggle,
   'static-keys': staticKeys,

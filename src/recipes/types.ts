@@ -5,6 +5,7 @@ import type { Route } from '../mail/route.js';
 import type { TemplateVars } from '../templates/render.js';
 import type { Params } from '../templates/params.js';
 import type { FlagCandidate } from './static-key/scan.js';
+import type { LocatedScript } from '../edits/cocci.js';
 
 export interface RecipeContext {
   tree: { root: string; version: string };
@@ -26,6 +27,17 @@ export interface RecipeContext {
   authorsOf?(file: string): Promise<string[]>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */
   subjectsOf?(file: string): Promise<string[]>;
+  /**
+   * The diff a semantic patch makes over `paths` of the tree at the base (none: the whole tree), spatch run with
+   * `options` besides the script's own; the same question twice is answered once.
+   */
+  spatch?(script: LocatedScript, paths: readonly string[], options: readonly string[]): Promise<string>;
+  /**
+   * For each name, the header under include/ (not uapi, not asm-generic) that defines or declares a function or
+   * function-like macro of that name, as an #include names it ("linux/string_choices.h"); names none or more than
+   * one header defines are left out. One search for all of them.
+   */
+  headersOf?(names: readonly string[]): Promise<Map<string, string>>;
   /** How often each flag's tests ran in a booted kernel (kseries measure), for a recipe whose manifest asks. */
   runtime?: RuntimeEvidence;
 }

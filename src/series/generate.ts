@@ -1,5 +1,5 @@
 // `kseries generate`: plan a recipe against the tree, then commit it, one commit per patch, on kseries/<series>/v<N>.
-import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { BuildOptions } from '../build/builder.js';
@@ -14,14 +14,15 @@ import type { ObjectProof } from '../check/proofs/types.js';
 import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
 import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
-import { gitRaw, gitTry, readAtCommit } from '../tools/git.js';
+import { commitChain, gitRaw, gitTry, readAtCommit } from '../tools/git.js';
 import { runGetMaintainerGit, runGetMaintainerOfFile, runGetMaintainerSections } from '../tools/kernel-scripts.js';
 import { parseSections, routeOf } from '../mail/route.js';
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
 import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
-import { withLock, worktreeAt, writingWorktree } from '../tree/worktree.js';
+import { kseriesDir, withLock, worktreeAt } from '../tree/worktree.js';
+import { runSpatch } from '../tools/spatch.js';
 
 export interface GenerateOptions {
   tree: KernelTree;
@@ -197,7 +198,7 @@ async function filesNaming(root: string, base: string, word: string, pathspecs: 
 const HISTORY_SUBJECTS = 30;
 
 /** The tree-wide scan at the base, get_maintainer.pl, and the subjects of a file's history. */
-async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
+export async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
   return {
     flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
@@ -207,6 +208,47 @@ async function treeServices(tree: KernelTree, base: string): Promise<TreeService
     docsNaming: (word) => filesNaming(tree.root, base, word, ['Documentation']),
     sourcesNaming: (word) => filesNaming(tree.root, base, word, ['*.c', '*.h']),
     subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
+    spatch: spatchAt(tree, base),
+    headersOf: (names) => headersDefining(tree, base, names),
+  };
+}
+
+/** Declarations and definitions of functions and function-like macros, at a line's start, as headers write them. */
+const DEFINING = (names: string) => `^(static inline [^;=]*[ *]|extern [^;=]*[ *]|[a-z][^;=()]*[ *])?(${names})\\(|^#define (${names})\\(`;
+
+/** Which header under include/ (not uapi or asm-generic) defines each name, at `base`: one git grep for all. */
+async function headersDefining(tree: KernelTree, base: string, names: readonly string[]): Promise<Map<string, string>> {
+  const wanted = names.filter((n) => /^[A-Za-z_]\w*$/.test(n));
+  const found = new Map<string, Set<string>>();
+  if (wanted.length === 0) return new Map();
+  const out = (await gitTry(tree.root, ['grep', '-o', '-E', DEFINING(wanted.join('|')), base, '--', 'include/', ':!include/uapi', ':!include/asm-generic'])) ?? '';
+  for (const line of out.split('\n').filter(Boolean)) {
+    const rest = line.slice(base.length + 1);
+    const file = rest.slice(0, rest.indexOf(':')).replace(/^include\//, '');
+    const name = /(\w+)\($/.exec(rest)?.[1];
+    if (name && wanted.includes(name)) found.set(name, new Set([...(found.get(name) ?? []), file]));
+  }
+  return new Map([...found].filter(([, files]) => files.size === 1).map(([name, files]) => [name, [...files][0]!]));
+}
+
+/**
+ * spatch in kseries' worktree at the base (it only reads there), with a job per core; each script, paths and
+ * options run once however often a plan asks (a split recipe plans each tree's series again).
+ */
+function spatchAt(tree: KernelTree, base: string): NonNullable<TreeServices['spatch']> {
+  const runs = new Map<string, Promise<string>>();
+  return (script, paths, options) => {
+    const key = JSON.stringify([script.text, paths, options]);
+    let diff = runs.get(key);
+    if (!diff) {
+      diff = withLock(tree, async () => {
+        const wt = await worktreeAt(tree, base);
+        const file = script.inTree ? path.join(wt, script.file) : script.file;
+        return (await runSpatch(wt, { ...script, file }, paths, { options, jobs: os.availableParallelism() })).diff;
+      });
+      runs.set(key, diff);
+    }
+    return diff;
   };
 }
 
@@ -268,30 +310,18 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
   });
 }
 
-/** Commit the patches on `base` in kseries' worktree; returns the tip. No branch is touched. */
+/** Commit the patches on `base` (objects only: no checkout, no branch); returns the tip. */
 async function commitPlan(tree: KernelTree, base: string, patches: PlannedPatch[], author: string) {
-  const wt = await worktreeAt(tree, base);
   const { name, email } = splitIdent(author);
   const configured = await gitTry(tree.root, ['config', 'user.email']);
-  const env: Record<string, string> = configured ? {} : { GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
-  const commits: { sha: string; subject: string }[] = [];
-  await writingWorktree(tree, async () => {
-    for (const patch of patches) {
-      for (const change of patch.changes) {
-        const file = path.join(wt, change.file);
-        if (change.after === undefined) fs.rmSync(file, { force: true });
-        else {
-          fs.mkdirSync(path.dirname(file), { recursive: true });
-          fs.writeFileSync(file, change.after);
-        }
-      }
-      await gitRaw(wt, ['add', '-A', '--', ...patch.changes.map((c) => c.file)]);
-      const message = `${patch.subject}\n\n${patch.body ? `${patch.body}\n\n` : ''}Signed-off-by: ${author}\n`;
-      await gitRaw(wt, ['commit', '-q', '--no-verify', '--cleanup=whitespace', `--author=${author}`, '-m', message], env);
-      commits.push({ sha: (await gitRaw(wt, ['rev-parse', 'HEAD'])).trim(), subject: patch.subject });
-    }
-  });
-  return { tip: commits[commits.length - 1]!.sha, commits };
+  const env: Record<string, string> = { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, ...(configured ? {} : { GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email }) };
+  const ids = await commitChain(
+    tree.root,
+    base,
+    patches.map((patch) => ({ changes: patch.changes, env, message: `${patch.subject}\n\n${patch.body ? `${patch.body}\n\n` : ''}Signed-off-by: ${author}\n` })),
+    kseriesDir(tree),
+  );
+  return { tip: ids[ids.length - 1]!, commits: ids.map((sha, i) => ({ sha, subject: patches[i]!.subject })) };
 }
 
 async function sameSeries(tree: KernelTree, name: string, version: number, base: string, tip: string): Promise<boolean> {

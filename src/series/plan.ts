@@ -1,7 +1,8 @@
 // Planning a series: parameters, recipe code and templates in; subjects, bodies and file changes out. Touches no files.
 import path from 'node:path';
-import { ApplyError, RecipeError, TemplateError } from '../errors.js';
-import { applyEdit, type RenderedEdit } from '../edits/apply.js';
+import { ApplyError, NoChangeError, RecipeError, TemplateError } from '../errors.js';
+import { cocciRequest, diffFiles, locateScript } from '../edits/cocci.js';
+import { applyEdit, type InsertPosition, type RenderedEdit } from '../edits/apply.js';
 import { FileOverlay, type FileChange, type ReadBase } from '../edits/overlay.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { RecipeContext } from '../recipes/types.js';
@@ -32,7 +33,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'runtime'>;
+export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'runtime' | 'spatch' | 'headersOf'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;
@@ -152,7 +153,17 @@ export async function planSplit(input: PlanInput & { prepared: TemplateVars }, w
     const measured = first.patches.map((p) => byFiles.get(filesOf(p)) ?? false);
     plans.push(input.measured ? await planSeries({ ...input, prepared, measured, measuredTotal: total(measured) }) : first);
   }
-  return plans;
+  // Two trees whose slugs agree would otherwise make two versions of one series.
+  const names = distinctNames(plans.map((p) => p.name));
+  return plans.map((p, i) => ({ ...p, name: names[i]! }));
+}
+
+/** Names made unique by a number after a repeated one: two trees may share a slug, never a series. */
+export function distinctNames(names: string[]): string[] {
+  return names.map((n, i) => {
+    const before = names.slice(0, i).filter((m) => m === n).length;
+    return before === 0 ? n : `${n}-${before + 1}`;
+  });
 }
 
 function filesOf(p: PlannedPatch): string {
@@ -187,7 +198,11 @@ async function renderEdit(
       const { template, each: _each, ...place } = edit;
       // A definition's name may come from a parameter ("function": "{{fn}}").
       const named = { ...(place.function !== undefined ? { function: field(place.function, 'function') } : {}), ...(place.struct !== undefined ? { struct: field(place.struct, 'struct') } : {}) };
-      return { ...place, ...named, source, file: field(edit.file, 'file'), text: templates.file(template)(vars) };
+      // So may an anchor and a position (a recipe that works out where a line goes): rendered when they hold {{.
+      const templated = (text: string | undefined, name: string) => (text?.includes('{{') ? { [name]: field(text, name) } : {});
+      const position = field(place.position, 'position');
+      if (!['before', 'after', 'replace', 'substitute'].includes(position)) throw new RecipeError(`${source}: position "${position}" is not before, after, replace or substitute`, 'fix the manifest or the variable it names');
+      return { ...place, ...named, ...templated(place.anchor, 'anchor'), position: position as InsertPosition, source, file: field(edit.file, 'file'), text: templates.file(template)(vars) };
     }
     case 'move': {
       const { each: _each, ...move } = edit;
@@ -201,7 +216,26 @@ async function renderEdit(
       if (text === undefined) throw new ApplyError(`${source}: ${file} does not exist in the tree`, 'check the file parameter');
       return { kind: 'replace-file', source, file, text: transform(ctx, file, text, vars) };
     }
+    case 'cocci':
+      return { kind: 'diff', source, diff: await cocciDiff(edit, field, source, ctx, recipe.manifest.dir) };
   }
+}
+
+/**
+ * The diff of a cocci edit: its script over its paths (comma-separated after rendering; none: the whole tree), kept
+ * to `files` when it names some. A script that changes nothing there is a result, not a failure: exit 1.
+ */
+async function cocciDiff(edit: Extract<EditSpec, { kind: 'cocci' }>, field: (text: string, name: string) => string, source: string, ctx: RecipeContext, dir: string): Promise<string> {
+  if (!ctx.spatch) throw new RecipeError(`${source}: a cocci edit runs spatch on the tree, which is not available here`, 'run it through kseries generate');
+  const script = await locateScript(field(edit.script, 'script'), dir, ctx.readFile, true);
+  const rendered = (texts: string[], name: string) => texts.map((t, i) => field(t, `${name}[${i}]`));
+  const { paths, options } = cocciRequest(rendered(edit.paths, 'paths'), rendered(edit.options, 'options'), `${source}: paths`);
+  const only = edit.files === undefined ? undefined : new Set(rendered([edit.files], 'files').flatMap((l) => l.split(',')).map((f) => f.trim()).filter(Boolean));
+  const files = diffFiles(await ctx.spatch(script, paths, options)).filter((f) => !only || only.has(f.file));
+  if (files.length === 0) {
+    throw new NoChangeError(`${source}: spatch ${script.name} changes nothing in ${only ? [...only].join(', ') : paths.join(', ') || 'the tree'}`, 'the script matches no code there; try another --path, or check it with spatch by hand');
+  }
+  return files.map((f) => f.text).join('');
 }
 
 class TemplateCache {

@@ -19,6 +19,11 @@ export type EditSpec = (
   | { kind: 'new-file'; file: string; template: string }
   /** The recipe code's transform of a file. */
   | { kind: 'transform'; file: string }
+  /**
+   * A Coccinelle semantic patch run by spatch over `paths` of the tree at the base (`tree:<path>`, or a file of the
+   * recipe); `options` are added to the script's own `// Options:`; `files` keeps only the diff of those files.
+   */
+  | { kind: 'cocci'; script: string; paths: string[]; options: string[]; files?: string }
 ) & {
   /** Name of a list variable: the edit is made once per element, the element's fields added to the variables. */
   each?: string;
@@ -163,9 +168,14 @@ function readEditKind(e: Record<string, unknown>, where: string): EditSpec {
       return { kind, file: str(e.file, `${where}.file`), template: str(e.template, `${where}.template`) };
     case 'transform':
       return { kind, file: str(e.file, `${where}.file`) };
+    case 'cocci': {
+      const strings = (v: unknown, name: string) => (v === undefined ? [] : typeof v === 'string' ? [v] : list(v, `${where}.${name}`).map((x, i) => str(x, `${where}.${name}[${i}]`)));
+      return { kind, script: str(e.script, `${where}.script`), paths: strings(e.paths, 'paths'), options: strings(e.options, 'options'), ...(e.files === undefined ? {} : { files: str(e.files, `${where}.files`) }) };
+    }
     case 'insert': {
       const position = str(e.position ?? 'after', `${where}.position`);
-      if (!['before', 'after', 'replace', 'substitute'].includes(position)) {
+      // A position may come from a variable ("{{position}}"); it is checked once rendered.
+      if (!position.includes('{{') && !['before', 'after', 'replace', 'substitute'].includes(position)) {
         throw new RecipeError(`${where}.position: "${position}" is not before, after, replace or substitute`, 'fix the manifest');
       }
       const place = readPlace(e, where);
@@ -183,7 +193,7 @@ function readEditKind(e: Record<string, unknown>, where: string): EditSpec {
       return { kind, file: str(e.file, `${where}.file`), ...readPlace(e, where), to: { ...readPlace({ ...to, regex }, `${where}.to`), position } };
     }
     default:
-      throw new RecipeError(`${where}.kind: unknown edit kind "${kind}"`, 'use diff, insert, move, new-file or transform');
+      throw new RecipeError(`${where}.kind: unknown edit kind "${kind}"`, 'use diff, insert, move, new-file, transform or cocci');
   }
 }
 

@@ -14,6 +14,7 @@ const PACKAGES: Record<string, string> = {
   xz: 'xz-utils',
   python3: 'python3',
   'qemu-system-x86_64': 'qemu-system-x86',
+  spatch: 'coccinelle',
   bwrap: 'bubblewrap',
   busybox: 'busybox-static',
 };

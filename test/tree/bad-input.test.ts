@@ -1,5 +1,7 @@
 // Bad input: one line naming the problem, one hint, exit code 2, no stack, no series branch, the checkout untouched.
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { snapshot, type Snapshot } from '../helpers/snapshot.js';
@@ -75,4 +77,25 @@ describe('environment', () => {
       expect(line).toBe('kseries: perl is not installed');
     }));
   test('an unknown command', () => expectUserError(['frobnicate'], /Unknown argument: frobnicate|Unknown command/));
+});
+
+describe('semantic patches (generate cocci)', () => {
+  const script = (text: string) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-smpl-')), 'mine.cocci');
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  test('a script spatch cannot parse: its error and the script\'s line', () =>
+    expectUserError(['generate', 'cocci', '--set', `script=${script('@@\nexpression E;\n@@\n- foo(E\n+ bar(E)\n')}`, '--path', 'lib/bcd.c'], /spatch failed on .*mine\.cocci:\d+: .*parse error/));
+  test('spatch missing names its Debian package', () =>
+    withOnlyGit(async () => {
+      const r = await cli(['--tree', tree.root, 'generate', 'cocci', '--set', 'script=tree:scripts/coccinelle/misc/minmax.cocci', '--path', 'lib/bcd.c']);
+      expect(expectOneLineError(r, /spatch is not installed/)).toBe('kseries: spatch is not installed');
+      expect(r.err).toContain('coccinelle');
+    }));
+  test('a script that changes nothing: one line, exit 1', async () => {
+    const r = await cli(['--tree', tree.root, 'generate', 'cocci', '--set', 'script=tree:scripts/coccinelle/misc/boolconv.cocci', '--path', 'lib/bcd.c']);
+    expect(r.code).toBe(1);
+    expect(r.err.split('\n')[0]).toBe('kseries: spatch tree:scripts/coccinelle/misc/boolconv.cocci changes nothing in lib/bcd.c');
+  });
 });

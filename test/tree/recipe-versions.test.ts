@@ -27,3 +27,17 @@ test('an edit anchored on a function by name fits 6.12 and 6.1', async () => {
   const on61 = await generated(p.tree.root, '-61');
   expect(on61).toContain('+/* Registers kern_reboot_table, the reboot sysctls, under /proc/sys/kernel. */\n static void __init kernel_reboot_sysctls_init(void)');
 });
+
+test('a cocci edit whose script ships in the recipe matches kernel/stackleak.c of 6.12 and 6.1', async () => {
+  const cocci = async (root: string, suffix: string) => {
+    const r = await cli(['--tree', root, '--recipes', FIXTURE_RECIPES, 'generate', 'stackleak-state-words', '--set', `suffix=${suffix}`, '--no-build', '--json']);
+    expect(r.code, r.err).toBe(0);
+    return git(root, 'show', '--format=%s', (JSON.parse(r.out) as { commits: { sha: string }[] }).commits[0]!.sha);
+  };
+  const change = /^-\t+state \? "enabled" : "disabled"\);\n\+\t+str_enabled_disabled\(state\)\);$/m;
+  const tree = await userTree();
+  expect(await cocci(tree.root, '-612')).toMatch(change);
+  if (!fs.existsSync(TARBALL_61)) return;
+  const p = await provisionTree({ cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-61-')), env: { ...process.env, KSERIES_LINUX_TARBALL: TARBALL_61 }, log: () => {} });
+  expect(await cocci(p.tree.root, '-61')).toMatch(change);
+});

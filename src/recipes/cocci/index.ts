@@ -1,0 +1,174 @@
+// Recipe cocci: a Coccinelle semantic patch (the tree's own, or the user's) run over paths of the tree, cut into one
+// series per maintainer tree and one patch per maintainer group. Messages say only what the script and its diff say.
+import path from 'node:path';
+import { NoChangeError, RecipeError } from '../../errors.js';
+import { cocciRequest, diffFiles, locateScript, type DiffFile, type LocatedScript } from '../../edits/cocci.js';
+import { byTree, groupByMaintainers, type Group } from '../../mail/groups.js';
+import type { TemplateVars } from '../../templates/render.js';
+import type { RecipeCode, RecipeContext } from '../types.js';
+
+export const cocci: RecipeCode = {
+  id: 'cocci',
+
+  async prepare(ctx, params) {
+    if (!ctx.spatch) throw new RecipeError('cocci: the recipe runs spatch on the tree, which is not available here', 'run it through kseries generate');
+    const given = String(params.script);
+    // A file of the user's is named relative to where kseries runs; the cocci edit then gets its absolute path.
+    const script = await locateScript(given, process.cwd(), ctx.readFile);
+    const { paths, options } = cocciRequest([String(params.paths)], [String(params.options)], 'cocci: --path');
+    // In path order, so the patches of a series are too.
+    const files = diffFiles(await ctx.spatch(script, paths, options)).sort((a, b) => a.file.localeCompare(b.file));
+    const where = paths.join(', ') || 'the tree';
+    if (files.length === 0) throw new NoChangeError(`spatch ${given} changes nothing in ${where}`, 'the script matches no code there; try another --path');
+    const named = String(params.title);
+    const title = (of: DiffFile[]) => named || titleOf(script, newCalls(of));
+    // The header search and get_maintainer.pl runs are independent: side by side.
+    const [needs, grouped] = await Promise.all([includesNeeded(ctx, files), groupByMaintainers(ctx, files)]);
+    const groups = grouped.map((g) => groupVars(g, title(g.files), needs));
+    const trees = byTree(groups);
+    // One folder names the series; several would make a name no one types (the tree's slug tells them apart).
+    const scope = paths.length === 1 ? paths[0]!.replace(/[^A-Za-z0-9._-]+/g, '-') : '';
+    const name = script.inTree ? script.file : path.basename(script.file);
+    return {
+      scriptPath: script.inTree ? given : script.file,
+      scriptName: name,
+      scriptStem: path.basename(script.file).replace(/\.cocci$/, '').replace(/[^A-Za-z0-9._-]+/g, '-'),
+      description: script.description ?? false,
+      // A script of the user's goes into the messages: the maintainer cannot read it anywhere else.
+      ownScript: script.inTree ? false : script.text.replace(/\s+$/, ''),
+      optionLine: [...(script.virtuals.includes('patch') ? ['-D', 'patch'] : []), ...script.options, ...options].join(' '),
+      title: title(files),
+      where,
+      ...treeVars(groups),
+      suffix: scope,
+      treeName: '',
+      subjectTag: '',
+      others: [],
+      trees: trees.map((gs) => ({
+        ...treeVars(gs),
+        title: title(gs.flatMap((g) => g.diffs)),
+        treeName: gs[0]!.route.tree,
+        suffix: [scope, gs[0]!.route.slug].filter(Boolean).join('-'),
+        subjectTag: gs[0]!.route.tag ?? '',
+        others: trees.filter((o) => o !== gs).map((o) => ({ treeName: o[0]!.route.tree, ...treeVars(o) })),
+      })),
+    };
+  },
+};
+
+type GroupVars = ReturnType<typeof groupVars>;
+
+function groupVars(g: Group<DiffFile>, title: string, needs: Map<string, IncludeNeeded[]>) {
+  const includes = g.files.flatMap((f) => needs.get(f.file) ?? []);
+  return {
+    includes,
+    headers: [...new Set(includes.map((i) => i.header))].sort().map((header) => ({ header, calls: [...new Set(includes.filter((i) => i.header === header).flatMap((i) => i.calls))].sort().map((c) => `${c}()`) })),
+    prefix: g.prefix,
+    route: g.route,
+    groupTitle: g.lower ? title[0]!.toLowerCase() + title.slice(1) : title,
+    files: g.files.map((f) => ({ file: f.file, sites: f.sites })),
+    diffs: g.files,
+    fileList: g.files.map((f) => f.file).join(','),
+    fileCount: g.files.length,
+    sites: g.files.reduce((n, f) => n + f.sites, 0),
+    maintainers: g.maintainers,
+  };
+}
+
+/** What a series' cover letter counts: its patches (groups), files and changed places. */
+function treeVars(groups: GroupVars[]): TemplateVars {
+  return {
+    groups,
+    groupCount: groups.length,
+    fileCount: groups.reduce((n, g) => n + g.fileCount, 0),
+    sites: groups.reduce((n, g) => n + g.sites, 0),
+    // The includes kseries added, which the script did not: "<linux/string_choices.h>".
+    headersAdded: [...new Set(groups.flatMap((g) => g.headers.map((h) => `<${h.header}>`)))].sort(),
+  };
+}
+
+interface IncludeNeeded {
+  file: string;
+  header: string;
+  /** The #include line the new one goes before or after (a regular expression matching that whole line). */
+  anchor: string;
+  position: 'before' | 'after';
+  /** The calls that need it. */
+  calls: string[];
+}
+
+/**
+ * The #include lines the script does not add though the files now call what a header declares ("str_plural()",
+ * linux/string_choices.h): a patch builds on its own only with them. A file that includes the header already, or
+ * has no <linux/...> include to sort it among, gets none.
+ */
+async function includesNeeded(ctx: RecipeContext, files: DiffFile[]): Promise<Map<string, IncludeNeeded[]>> {
+  const out = new Map<string, IncludeNeeded[]>();
+  if (!ctx.headersOf) return out;
+  const callsOf = new Map(files.map((f) => [f.file, newCalls([f])]));
+  const headers = await ctx.headersOf([...new Set([...callsOf.values()].flat())].sort());
+  for (const f of files) {
+    const text = (await ctx.readFile(f.file)) ?? '';
+    const byHeader = new Map<string, string[]>();
+    for (const call of callsOf.get(f.file)!) {
+      const header = headers.get(call);
+      if (header && !new RegExp(`^#\\s*include\\s*[<"]${escape(header)}[>"]`, 'm').test(text)) byHeader.set(header, [...(byHeader.get(header) ?? []), call]);
+    }
+    const needed = [...byHeader].flatMap(([header, calls]) => {
+      const place = includePlace(text, header);
+      return place ? [{ file: f.file, header, calls, ...place }] : [];
+    });
+    if (needed.length) out.set(f.file, needed);
+  }
+  return out;
+}
+
+/** Where `#include <header>` goes among a file's <dir/...> includes: before the first that sorts after it, else after the last. */
+export function includePlace(text: string, header: string): { anchor: string; position: 'before' | 'after' } | undefined {
+  const dir = header.split('/')[0]!;
+  const lines = text.split('\n').filter((l) => new RegExp(`^#include <${escape(dir)}/[^>]+>`).test(l));
+  if (lines.length === 0) return undefined;
+  const later = lines.find((l) => /<([^>]+)>/.exec(l)![1]!.localeCompare(header) > 0);
+  const line = later ?? lines[lines.length - 1]!;
+  return { anchor: `^${escape(line)}$`, position: later ? 'before' : 'after' };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Verbs a script's description starts with when it says what it changes ("Use kmemdup rather than ..."). */
+const IMPERATIVE = /^(Use|Remove|Drop|Replace|Convert|Correct|Compare|Simplify|Fix|Make sure|Avoid|Add)\b/;
+
+/**
+ * A subject's words from the script's description: its first sentence when it says what the script changes ("Remove
+ * unneeded conversion to bool"), "Find places to use X" as "Use X"; else the helpers the files now call, up to three
+ * ("Use max()"); else "Apply <script>". A script about using helpers names the ones these files now call ("Use
+ * str_plural() and str_on_off()").
+ */
+export function titleOf(script: Pick<LocatedScript, 'description' | 'file'>, calls: string[] = []): string {
+  const first = (script.description ?? '').split(/(?<=\.)\s/)[0]!.replace(/\.$/, '').trim();
+  const found = /^Find (?:places|cases|code) (?:to|where) (\w.*)$/i.exec(first);
+  const said = found ? found[1]![0]!.toUpperCase() + found[1]!.slice(1) : first;
+  const use = calls.length > 0 && calls.length <= 3 ? `Use ${calls.map((c) => `${c}()`).join(calls.length === 2 ? ' and ' : ', ').replace(/, ([^,]+)$/, ' and $1')}` : undefined;
+  if (/^Use\b/.test(said) && use) return use;
+  if (IMPERATIVE.test(said) && said.length <= 60) return said;
+  return use ?? `Apply ${path.basename(script.file)}`;
+}
+
+/** Words C uses like calls: never a helper a patch starts to use. */
+const NOT_CALLS = new Set(['if', 'for', 'while', 'switch', 'return', 'sizeof', 'typeof', '__typeof__', 'defined']);
+
+/** The functions (and function-like macros) the diffs' new lines call that their old lines did not, sorted. */
+export function newCalls(diffs: Pick<DiffFile, 'text'>[]): string[] {
+  const calls = (sign: string) => {
+    const found = new Set<string>();
+    for (const d of diffs) {
+      for (const l of d.text.split('\n')) {
+        if (!l.startsWith(sign) || l.startsWith(`${sign}${sign}${sign} `)) continue;
+        for (const m of l.slice(1).matchAll(/\b([A-Za-z_]\w*)\s*\(/g)) if (!NOT_CALLS.has(m[1]!)) found.add(m[1]!);
+      }
+    }
+    return found;
+  };
+  const old = calls('-');
+  return [...calls('+')].filter((c) => !old.has(c)).sort();
+}

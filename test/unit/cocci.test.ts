@@ -1,0 +1,137 @@
+// The cocci edit kind and recipe without spatch or a tree: a script's own words, spatch's diff cut per file, titles
+// and #include lines from facts, and a plan whose spatch is a stub.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { NoChangeError, RecipeError } from '../../src/errors.js';
+import { diffFiles } from '../../src/edits/cocci.js';
+import { includePlace, newCalls, titleOf } from '../../src/recipes/cocci/index.js';
+import { loadRecipe, BUILTIN_RECIPES } from '../../src/recipes/load.js';
+import { planSeries, type TreeServices } from '../../src/series/plan.js';
+import { readManifest } from '../../src/templates/manifest.js';
+import { checkSpatchOptions, readSmpl } from '../../src/tools/spatch.js';
+
+const DIFF = fs.readFileSync(path.join(__dirname, '../fixtures/cocci/spatch-output.diff'), 'utf8');
+
+test('a script says what it does in its first /// paragraph, and names its options and virtual rules', () => {
+  const s = readSmpl('x.cocci', '// SPDX-License-Identifier: GPL-2.0-only\n///\n/// Use kmemdup rather than\n/// duplicating its implementation\n///\n/// more\n// Options: --no-includes --include-headers\nvirtual patch\nvirtual context, report\n');
+  expect(s.description).toBe('Use kmemdup rather than duplicating its implementation');
+  expect(s.options).toEqual(['--no-includes', '--include-headers']);
+  expect(s.virtuals).toEqual(['patch', 'context', 'report']);
+  expect(readSmpl('y.cocci', '@@\n@@\n- a\n+ b\n').description).toBeUndefined();
+  // err_cast.cocci of 6.12: an empty "// Options:" line, then "//": no option.
+  expect(readSmpl('err_cast.cocci', '// Confidence: High\n// Options:\n//\n// Keywords: ERR_PTR\nvirtual patch\n').options).toEqual([]);
+});
+
+test('options that would write into the tree or move the diff are refused with the one line', () => {
+  expect(() => checkSpatchOptions(['--include-headers', '-D', 'report'], 'm')).not.toThrow();
+  expect(() => checkSpatchOptions(['--in-place'], 'm')).toThrow(/--in-place is set by kseries or would write into the tree/);
+  expect(() => checkSpatchOptions(['--dir=/'], 'm')).toThrow(RecipeError);
+});
+
+test("spatch's diff is cut per file, with the separate changes each makes", () => {
+  const files = diffFiles(DIFF);
+  expect(files.map((f) => [f.file, f.sites])).toEqual([
+    ['drivers/i2c/algos/i2c-algo-bit.c', 1],
+    ['drivers/spi/spi-aspeed-smc.c', 3],
+  ]);
+  expect(files[1]!.text.startsWith('diff -u -p a/drivers/spi/spi-aspeed-smc.c')).toBe(true);
+  expect(files.map((f) => f.text).join('')).toBe(DIFF.replace(/\n*$/, '\n'));
+  // git's own diffs, without a diff line per file, are cut the same way.
+  expect(diffFiles('--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n--- a/y.c\n+++ b/y.c\n@@ -1 +1 @@\n-c\n+d\n').map((f) => f.file)).toEqual(['x.c', 'y.c']);
+});
+
+test('titles from the script and the helpers the files now call', () => {
+  const sc = { file: '/t/scripts/coccinelle/api/string_choices.cocci', description: "Find places to use string_choices.h's various helpers." };
+  expect(newCalls(diffFiles(DIFF))).toEqual(['str_plural', 'str_read_write']);
+  expect(titleOf(sc, ['str_plural', 'str_read_write'])).toBe('Use str_plural() and str_read_write()');
+  expect(titleOf(sc, ['a', 'b', 'c'])).toBe('Use a(), b() and c()');
+  expect(titleOf(sc, ['a', 'b', 'c', 'd'])).toBe("Use string_choices.h's various helpers");
+  expect(titleOf({ file: 'boolconv.cocci', description: 'Remove unneeded conversion to bool' }, [])).toBe('Remove unneeded conversion to bool');
+  // minmax.cocci: "Check for opencoded min(), max() implementations." says no change; the calls it adds do.
+  expect(titleOf({ file: 'minmax.cocci', description: 'Check for opencoded min(), max() implementations.' }, ['max'])).toBe('Use max()');
+  // A description that says no change ("Since commit ... , ...") gives no subject.
+  expect(titleOf({ file: '/x/ifnulldev_put.cocci', description: 'Since commit b37a46683739 ("netdevice: add the case if dev is NULL"), NULL check before dev_{put, hold} functions is not needed.' })).toBe('Apply ifnulldev_put.cocci');
+});
+
+test('the #include a new helper needs goes where the file sorts it', () => {
+  const text = '#include <linux/clk.h>\n#include <linux/spi/spi.h>\n#include <linux/spi/spi-mem.h>\n\n#define X 1\n';
+  expect(includePlace(text, 'linux/string_choices.h')).toEqual({ anchor: '^#include <linux\\/spi\\/spi-mem\\.h>$', position: 'after' });
+  expect(includePlace(text, 'linux/bitops.h')).toEqual({ anchor: '^#include <linux\\/clk\\.h>$', position: 'before' });
+  expect(includePlace('#include "local.h"\n', 'linux/string_choices.h')).toBeUndefined();
+});
+
+/** The built-in recipe over a tree of two files, spatch stubbed with the fixture's diff. */
+async function planCocci(given: Record<string, string>, diff = DIFF, extra: Partial<TreeServices> = {}) {
+  const base: Record<string, string> = {
+    'scripts/coccinelle/api/string_choices.cocci': "/// Find places to use string_choices.h's various helpers.\n// Options: --no-includes --include-headers\nvirtual patch\n",
+  };
+  // The files as spatch saw them: the old side of each hunk, padded to its line numbers.
+  for (const f of diffFiles(diff)) {
+    const lines: string[] = ['#include <linux/kernel.h>'];
+    for (const m of f.text.matchAll(/^@@ -(\d+)(?:,\d+)? [^\n]*\n((?:[ +-][^\n]*\n?)*)/gm)) {
+      const body = m[2]!.split('\n').filter((l) => l.startsWith(' ') || l.startsWith('-')).map((l) => l.slice(1));
+      while (lines.length < Number(m[1]) - 1) lines.push('');
+      lines.push(...body);
+    }
+    base[f.file] = `${lines.join('\n')}\n`;
+  }
+  const calls: string[][] = [];
+  const services: TreeServices = {
+    flagCandidates: async () => [],
+    maintainersOf: async (file) => [file.includes('/spi/') ? 'Mark <m@spi>' : 'Wolfram <w@i2c>'],
+    routeOf: async (file) => (file.includes('/spi/') ? { tree: 'broonie/spi', slug: 'spi', entry: 'SPI SUBSYSTEM', prefix: 'spi', lists: [] } : { tree: 'wsa/linux', slug: 'wsa-linux', entry: 'I2C SUBSYSTEM', prefix: 'i2c', lists: [] }),
+    spatch: async (script, paths, options) => {
+      calls.push([script.name, ...paths, ...options]);
+      return diff;
+    },
+    headersOf: async (names) => new Map(names.filter((n) => n.startsWith('str_')).map((n) => [n, 'linux/string_choices.h'])),
+    ...extra,
+  };
+  const recipe = loadRecipe('cocci', [BUILTIN_RECIPES]);
+  const plan = await planSeries({ recipe, given, tree: { root: '/nonexistent', version: '6.12' }, readBase: async (f) => base[f], services });
+  return { plan, calls };
+}
+
+test('generate cocci: one series per tree, one patch per group, the #include the script leaves out, spatch run once', async () => {
+  const { plan, calls } = await planCocci({ script: 'tree:scripts/coccinelle/api/string_choices.cocci', paths: 'drivers/i2c,drivers/spi' });
+  // Every edit asks the same question the recipe asked (generate's spatch answers it once).
+  expect([...new Set(calls.map((c) => c.join(' ')))]).toEqual(['tree:scripts/coccinelle/api/string_choices.cocci drivers/i2c drivers/spi']);
+  expect(plan.patches.map((p) => p.subject)).toEqual(['i2c: algo-bit: Use str_plural()', 'spi: aspeed-smc: Use str_read_write()']);
+  const spi = plan.patches[1]!;
+  expect(spi.changes[0]!.after).toContain('#include <linux/kernel.h>\n#include <linux/string_choices.h>\n');
+  expect(spi.body).toContain('As scripts/coccinelle/api/string_choices.cocci says of itself: "Find\nplaces');
+  expect(spi.body.replace(/\s+/g, ' ')).toContain('for drivers/spi/spi-aspeed-smc.c (3 changed places), run with -D patch --no-includes --include-headers; nothing was changed by hand but an include of <linux/string_choices.h> for str_read_write(), which the script does not add.');
+  expect(spi.body).toMatch(/\n\nGenerated by: scripts\/coccinelle\/api\/string_choices.cocci$/);
+  expect(plan.cover.body.replace(/\s+/g, ' ')).toContain('nothing was changed by hand but the include of <linux/string_choices.h> the script does not add.');
+  const prepared = plan.prepared as { trees: { suffix: string; others: { treeName: string }[] }[] };
+  expect(prepared.trees.map((t) => [t.suffix, t.others.map((o) => o.treeName)])).toEqual([
+    ['wsa-linux', ['broonie/spi']],
+    ['spi', ['wsa/linux']],
+  ]);
+});
+
+test("a script of the user's goes into the message; one that changes nothing is exit 1", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-cocci-'));
+  const script = path.join(dir, 'mine.cocci');
+  fs.writeFileSync(script, '@@\nexpression E;\n@@\n- E ? "read" : "write"\n+ str_read_write(E)\n');
+  const { plan } = await planCocci({ script, paths: 'drivers/spi' });
+  expect(plan.patches[0]!.body).toContain('The semantic patch:\n\n@@\nexpression E;');
+  expect(plan.patches[0]!.body).toContain('Generated by: mine.cocci');
+  const none = planCocci({ script, paths: 'drivers/spi' }, '');
+  await expect(none).rejects.toThrow(NoChangeError);
+  await expect(none).rejects.toThrow(/spatch .*mine.cocci changes nothing in drivers\/spi/);
+  expect(new NoChangeError('x', 'y').exitCode).toBe(1);
+  await expect(planCocci({ script: 'tree:scripts/none.cocci' })).rejects.toThrow(/semantic patch tree:scripts\/none.cocci: the tree has no scripts\/none.cocci/);
+});
+
+test('a cocci edit in a manifest: its fields, and a script path that leaves the recipe refused', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-cocci-m-'));
+  const manifest = (edit: object) => {
+    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ description: 'd', series: 's', params: {}, patches: [{ subject: 'x: y', body: 'b.hbs', edits: [edit] }] }));
+    return readManifest(dir).patches[0]!.edits[0];
+  };
+  expect(manifest({ kind: 'cocci', script: 'a.cocci', paths: ['drivers/spi', '{{p}}'], options: '--include-headers' })).toEqual({ kind: 'cocci', script: 'a.cocci', paths: ['drivers/spi', '{{p}}'], options: ['--include-headers'] });
+  expect(() => manifest({ kind: 'cocci' })).toThrow(/edits\[0\]\.script: must be a string/);
+});
