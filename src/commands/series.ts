@@ -6,6 +6,7 @@ import { loadRecipe, recipeDirs } from '../recipes/load.js';
 import { emitSeries, type EmitResult } from '../series/emit.js';
 import { generateSeries, type GenerateResult } from '../series/generate.js';
 import { sendSeries } from '../series/send.js';
+import { splitChange, type SplitOptions } from '../series/split.js';
 import { listSeries, loadSeries, seriesVersions } from '../series/store.js';
 import { UsageError } from '../errors.js';
 import { parseSetArgs } from '../templates/params.js';
@@ -58,6 +59,17 @@ function listParams(recipe: string, params: Record<string, unknown>, lists: Reco
 
 export function generatedJson(r: GenerateResult) {
   return { series: r.name, version: r.version, branch: r.branch, base: r.base, unchanged: r.unchanged, commits: r.commits, unproven: r.unproven ?? [], kunitProblems: r.kunitProblems ?? [] };
+}
+
+/** split's arguments: the options of splitChange() without the tree, which the global options name. */
+export type SplitArgs = Omit<SplitOptions, 'tree'>;
+
+export async function split(io: Io, g: GlobalOptions, a: SplitArgs): Promise<number> {
+  const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
+  const made = await splitChange({ tree, ...a });
+  if (g.json) printJson(io, { series: made.map(generatedJson) });
+  else for (const r of made) printGenerated(io, r);
+  return 0;
 }
 
 export function printGenerated(io: Io, r: GenerateResult): void {

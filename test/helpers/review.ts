@@ -46,16 +46,24 @@ export const findingKinds = (r: ReviewReport) => r.patches.map((p) => [...p.prob
  * branch, index or file of the checkout changes. Returns its id.
  */
 export function scratchCommit(root: string, file: string, from: string, to: string, subject: string, parent = 'HEAD'): string {
+  return scratchCommitOf(root, [{ file, from, to }], `${subject}\n\nChange it.\n\n${SOB}`, parent);
+}
+
+/** Like scratchCommit, with several replacements (each in its file) and the whole message. */
+export function scratchCommitOf(root: string, edits: { file: string; from: string; to: string }[], message: string, parent = 'HEAD'): string {
   const index = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-index-')), 'index');
   const env = { ...process.env, GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.org', GIT_COMMITTER_NAME: 'A U Thor', GIT_COMMITTER_EMAIL: 'author@example.org' };
   const g = (args: string[], input?: string) => execFileSync('git', args, { cwd: root, env, input, encoding: 'utf8' }).trim();
   try {
-    const text = g(['show', `${parent}:${file}`]);
-    expect(text).toContain(from);
-    const blob = g(['hash-object', '-w', '--stdin'], `${text.replace(from, to)}\n`);
     g(['read-tree', parent]);
-    g(['update-index', '--cacheinfo', `100644,${blob},${file}`]);
-    return g(['commit-tree', g(['write-tree']), '-p', parent, '-m', `${subject}\n\nChange it.\n\n${SOB}`]);
+    const texts = new Map<string, string>();
+    for (const { file, from, to } of edits) {
+      const text = texts.get(file) ?? `${g(['show', `${parent}:${file}`])}\n`;
+      expect(text).toContain(from);
+      texts.set(file, text.replace(from, to));
+    }
+    for (const [file, text] of texts) g(['update-index', '--cacheinfo', `100644,${g(['hash-object', '-w', '--stdin'], text)},${file}`]);
+    return g(['commit-tree', g(['write-tree']), '-p', parent, '-m', message]);
   } finally {
     fs.rmSync(path.dirname(index), { recursive: true, force: true });
   }

@@ -1,0 +1,225 @@
+// `kseries split`: a change already made (commits, or the uncommitted changes of the user's checkout) cut the way
+// maintainers take it: one series per MAINTAINERS tree, one patch per maintainer group (or per tree, or per file),
+// the same grouping the cocci and static-keys recipes use. A file that uses what another group's file adds goes
+// after it in the same series, or with it when the trees differ: no patch that cannot build alone.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import type { FileChange } from '../edits/overlay.js';
+import { byTree, groupByMaintainers, subjectPrefix, type Group } from '../mail/groups.js';
+import { compileTemplate, wrapParagraphs, type TemplateVars } from '../templates/render.js';
+import { gitRaw, readAtCommit } from '../tools/git.js';
+import { authorIdent } from '../tree/identity.js';
+import { checkNoSymlinkOut } from '../tree/paths.js';
+import type { KernelTree } from '../tree/tree.js';
+import { applyPlan, resolveCommit, treeServices, type GenerateResult } from './generate.js';
+import { distinctNames, type PlannedPatch, type SeriesPlan } from './plan.js';
+
+export type SplitBy = 'tree' | 'group' | 'file';
+
+export interface SplitOptions {
+  tree: KernelTree;
+  /** "A..B", or one commit (its parent..it); undefined with `worktree`. */
+  range?: string;
+  /** The uncommitted changes of the tree's checkout (tracked files), against HEAD. */
+  worktree?: boolean;
+  by: SplitBy;
+  /** Handlebars templates of each patch's subject and body (variables: title, body, prefix, files, treeName, needs). */
+  subject?: string;
+  body?: string;
+  /** The series' name; one per tree gets the tree's name after it. */
+  series?: string;
+  from?: string;
+  version?: number;
+}
+
+/** Where a change came from: its base, its files before and after, and what its commits said. */
+interface Change {
+  base: string;
+  /** The one commit's author, for its patches. */
+  author?: string;
+  files: FileChange[];
+  title?: string;
+  body: string;
+}
+
+export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]> {
+  const { tree } = opts;
+  const change = await readChange(opts);
+  if (change.files.length === 0) throw new UsageError(`${opts.range ?? 'the checkout'} changes no file`, 'give a commit or range that changes files, or --worktree with uncommitted changes');
+  const title = change.title;
+  if (!title && !opts.subject) throw new UsageError(`split ${opts.range ?? '--worktree'}: no one commit says what the change is`, 'name it: --subject "{{prefix}}: Use foo()" (several commits and --worktree need one)');
+  const services = await treeServices(tree, change.base);
+  const groups = await cut(services, change.files, opts.by);
+  const ordered = withDependencies(groups);
+  const trees = byTree(ordered);
+  const name = opts.series ?? `split-${slug(title ?? opts.subject!)}`;
+  const names = distinctNames(trees.map((gs) => (trees.length === 1 ? name : `${name}-${gs[0]!.route.slug || 'linux'}`)));
+  const subject = compileTemplate(opts.subject ?? '{{prefix}}: {{title}}', '--subject');
+  const body = compileTemplate(opts.body ?? '{{body}}{{#if needs}}\n\n{{needs}}{{/if}}', '--body');
+  const author = await authorIdent(tree, change.author ?? opts.from);
+  const out: GenerateResult[] = [];
+  for (const [i, gs] of trees.entries()) {
+    const others = trees.filter((_, j) => j !== i).map((o) => ({ treeName: o[0]!.route.tree, series: names[trees.indexOf(o)]!, patches: o.length, files: o.reduce((n, g) => n + g.files.length, 0) }));
+    const patches: PlannedPatch[] = gs.map((g) => {
+      const vars: TemplateVars = { title: title ?? '', body: change.body, prefix: g.prefix, files: g.files.map((f) => f.file), treeName: g.route.tree, needs: needsLine(g, gs) };
+      return { subject: oneLine(subject(vars), '--subject'), body: body(vars).trim(), changes: g.files };
+    });
+    const plan: SeriesPlan = {
+      recipe: 'split',
+      name: names[i]!,
+      params: { range: opts.range ?? '--worktree', by: opts.by },
+      cover: { subject: title ? `${gs.length > 1 ? '' : `${gs[0]!.prefix}: `}${title}` : patches[0]!.subject, body: coverBody(change, gs, others) },
+      patches,
+      ...(gs[0]!.route.tag ? { subjectTag: gs[0]!.route.tag } : {}),
+    };
+    out.push(await applyPlan({ tree, plan, base: change.base, author, version: opts.version }));
+  }
+  return out;
+}
+
+async function readChange(opts: SplitOptions): Promise<Change> {
+  const { tree } = opts;
+  if (opts.worktree) {
+    if (opts.range) throw new UsageError('split takes a range or --worktree, not both', 'drop one');
+    const base = await resolveCommit(tree, 'HEAD');
+    const names = await changedFiles(tree, ['HEAD']);
+    const files = await Promise.all(
+      names.map(async (file) => {
+        checkNoSymlinkOut(tree.root, file, 'split --worktree');
+        const on = path.join(tree.root, file);
+        return { file, before: await readAtCommit(tree.root, base, file), after: fs.existsSync(on) ? fs.readFileSync(on, 'utf8') : undefined };
+      }),
+    );
+    return { base, files, body: '' };
+  }
+  if (!opts.range) throw new UsageError('split needs a commit, a range A..B, or --worktree', 'e.g. kseries split HEAD, kseries split v6.12..my-branch');
+  const [from, to] = opts.range.includes('..') ? opts.range.split(/\.\.\.?/) : [`${opts.range}^`, opts.range];
+  const base = await resolveCommit(tree, from || 'HEAD');
+  const tip = await resolveCommit(tree, to || 'HEAD');
+  const names = await changedFiles(tree, [base, tip]);
+  const files = await Promise.all(names.map(async (file) => ({ file, before: await readAtCommit(tree.root, base, file), after: await readAtCommit(tree.root, tip, file) })));
+  const log = (await gitRaw(tree.root, ['log', '--reverse', '--format=%an <%ae>%x00%s%x00%b%x01', `${base}..${tip}`])).split('\x01').map((c) => c.trim()).filter(Boolean);
+  if (log.length !== 1) return { base, files, body: '' };
+  const [wrote, subject, body] = log[0]!.split('\0') as [string, string, string];
+  // The commit's author stays the patches' author (and signs them once); --from names another.
+  const author = opts.from ?? wrote;
+  return {
+    base,
+    files,
+    author,
+    title: subject.replace(/^(?:[\w.+/-]+: )+/, ''),
+    // Its own Signed-off-by is added again under the series' patches.
+    body: (body ?? '').split('\n').filter((l) => l.trim() !== `Signed-off-by: ${author}`).join('\n').trim(),
+  };
+}
+
+/** Files a diff changes, renames as a deletion and an addition (each side goes where its maintainers are). */
+async function changedFiles(tree: KernelTree, revs: string[]): Promise<string[]> {
+  return (await gitRaw(tree.root, ['diff', '--no-renames', '--name-only', '-z', ...revs, '--'])).split('\0').filter(Boolean).sort();
+}
+
+type SplitGroup = Needing<Group<FileChange>>;
+
+/** The groups of maintainers, or one per tree, or one per file. */
+async function cut(services: Awaited<ReturnType<typeof treeServices>>, files: FileChange[], by: SplitBy): Promise<Group<FileChange>[]> {
+  const groups = await groupByMaintainers(services, files);
+  if (by === 'group') return groups;
+  if (by === 'file') return groups.flatMap((g) => g.files.map((f) => ({ ...g, files: [f], prefix: g.files.length === 1 ? g.prefix : subjectPrefix(f.file) })));
+  return byTree(groups).map((gs) => ({ ...gs[0]!, files: gs.flatMap((g) => g.files), prefix: gs.length === 1 ? gs[0]!.prefix : commonPrefix(gs.map((g) => g.prefix)) }));
+}
+
+/** The part prefixes of a tree's groups share ("i2c" of "i2c: st" and "i2c: sprd"), else the first one's first word. */
+function commonPrefix(prefixes: string[]): string {
+  const parts = prefixes.map((p) => p.split(': '));
+  const common: string[] = [];
+  for (let i = 0; parts.every((p) => p[i] !== undefined && p[i] === parts[0]![i]); i++) common.push(parts[0]![i]!);
+  return common.join(': ') || parts[0]![0]!;
+}
+
+/** What a header's new lines define: macros, functions, structs, enums, typedefs. */
+export function definedNames(change: FileChange): string[] {
+  if (!/\.h$/.test(change.file)) return [];
+  const added = addedLines(change);
+  const names = new Set<string>();
+  for (const l of added) {
+    for (const m of l.matchAll(/^#\s*define\s+(\w+)|^\s*(?:struct|enum|union)\s+(\w+)\s*\{|^\s*typedef\b.*?\b(\w+)\s*;\s*$|^[A-Za-z_][\w\s*]*?\b(\w+)\s*\([^;]*\)?\s*[;{]?\s*$/g)) {
+      const name = m[1] ?? m[2] ?? m[3] ?? m[4];
+      if (name && !['if', 'for', 'while', 'switch', 'return', 'sizeof'].includes(name)) names.add(name);
+    }
+  }
+  const before = change.before ?? '';
+  return [...names].filter((n) => !new RegExp(`\\b${n}\\b`).test(before)).sort();
+}
+
+function addedLines(change: FileChange): string[] {
+  const old = new Set((change.before ?? '').split('\n'));
+  return (change.after ?? '').split('\n').filter((l) => !old.has(l));
+}
+
+/**
+ * Groups in an order that builds at every patch: a group whose files use a name a header of another group adds goes
+ * after that group when both are for one tree, and into it when they are not (a series cannot wait for another
+ * tree's). Each group keeps what it needs from earlier patches, for its message.
+ */
+export function withDependencies<G extends Group<FileChange>>(groups: G[]): Needing<G>[] {
+  const all: Needing<G>[] = groups.map((g) => ({ ...g, files: [...g.files], needs: [] }));
+  for (const g of all) {
+    for (const d of all) {
+      if (d === g) continue;
+      const names = d.files.flatMap(definedNames);
+      const usesOf = (f: FileChange) => names.filter((n) => addedLines(f).some((l) => new RegExp(`\\b${n}\\b`).test(l)));
+      const users = g.files.filter((f) => usesOf(f).length > 0);
+      if (users.length === 0) continue;
+      if (d.route.tree === g.route.tree) g.needs.push({ group: d, names: [...new Set(users.flatMap(usesOf))] });
+      else {
+        // Another tree's series cannot wait for this one: the files go with the header that adds what they use.
+        d.files.push(...users);
+        g.files = g.files.filter((f) => !users.includes(f));
+      }
+    }
+  }
+  // Definers first: a stable order in which every group comes after the groups it needs.
+  const kept = all.filter((g) => g.files.length > 0);
+  const done: Needing<G>[] = [];
+  const visit = (g: Needing<G>, seen: Set<Needing<G>>) => {
+    if (done.includes(g) || seen.has(g) || !kept.includes(g)) return;
+    seen.add(g);
+    for (const n of g.needs) visit(n.group, seen);
+    done.push(g);
+  };
+  for (const g of kept) visit(g, new Set());
+  return done;
+}
+
+export type Needing<G> = G & { needs: { group: Needing<G>; names: string[] }[] };
+
+/** The sentence a patch's message says about the earlier patches it needs. */
+function needsLine(g: SplitGroup, series: SplitGroup[]): string {
+  const needs = g.needs.filter((n) => series.includes(n.group));
+  return needs.map((n) => `This needs ${n.names.join(', ')}, which the patch for ${n.group.prefix} adds earlier in this series.`).join(' ');
+}
+
+function coverBody(change: Change, groups: SplitGroup[], others: { treeName: string; series: string; patches: number; files: number }[]): string {
+  const files = groups.reduce((n, g) => n + g.files.length, 0);
+  const lines = [`${change.body ? `${change.body}\n\n` : ''}${wrapParagraphs(`These ${groups.length} patches are the part of the change for ${groups[0]!.route.tree || 'one tree'}: ${files} file${files === 1 ? '' : 's'}, one patch per group of maintainers.`, 72)}`];
+  if (others.length) lines.push('', 'The same change for other trees, each a series of its own:', ...others.map((o) => `  - ${o.treeName}: ${o.series} (${o.patches} patch${o.patches === 1 ? '' : 'es'}, ${o.files} file${o.files === 1 ? '' : 's'})`));
+  return lines.join('\n');
+}
+
+function oneLine(text: string, what: string): string {
+  const t = text.trim();
+  if (!t || t.includes('\n')) throw new UsageError(`${what} must render to one non-empty line, got ${JSON.stringify(t)}`, 'fix the template');
+  return t;
+}
+
+function slug(text: string): string {
+  // Whole words up to 40 characters: "replace-usr-bin-python3-shebangs-with", not "...-with-en".
+  const words = text.toLowerCase().replace(/\{\{[^}]*\}\}/g, '').split(/[^a-z0-9]+/).filter(Boolean);
+  let out = '';
+  for (const w of words) {
+    if (out && out.length + 1 + w.length > 40) break;
+    out = out ? `${out}-${w}` : w.slice(0, 40);
+  }
+  return out || 'change';
+}
