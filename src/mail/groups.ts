@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Route } from './route.js';
 
-/** get_maintainer.pl runs at once (each reads MAINTAINERS; more only contend for the two cores). */
+/** get_maintainer.pl runs at once for a context whose routes carry no maintainers (more only contend for two cores). */
 const MAINTAINER_QUERIES = 4;
 
 /** What grouping asks of the tree: get_maintainer.pl's answers and a file's history (recipes' context has them). */
@@ -30,14 +30,12 @@ export interface Group<F extends { file: string }> {
  * of `files`; files no maintainer covers are grouped by folder.
  */
 export async function groupByMaintainers<F extends { file: string }>(ctx: GroupServices, files: F[], key: (f: F) => string = () => ''): Promise<Group<F>[]> {
+  // All at once: the tree's routing reads many files in one get_maintainer.pl run.
+  const routes = await Promise.all(files.map((f) => routeFor(ctx, f.file)));
   const maintainers: string[][] = [];
-  const routes: Route[] = [];
   for (let i = 0; i < files.length; i += MAINTAINER_QUERIES) {
-    const some = files.slice(i, i + MAINTAINER_QUERIES);
-    const found = await Promise.all(some.map((f) => routeFor(ctx, f.file)));
-    routes.push(...found);
     // The route read the maintainers from the same get_maintainer.pl run; a context without them asks again.
-    maintainers.push(...(await Promise.all(some.map((f, j) => found[j]!.maintainers ?? ctx.maintainersOf(f.file)))));
+    maintainers.push(...(await Promise.all(files.slice(i, i + MAINTAINER_QUERIES).map((f, j) => routes[i + j]!.maintainers ?? ctx.maintainersOf(f.file)))));
   }
   const groups = new Map<string, { maintainers: string[]; route: Route; files: F[] }>();
   files.forEach((f, i) => {

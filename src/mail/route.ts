@@ -59,6 +59,21 @@ export function parseSections(output: string): MaintainersEntry[] {
 }
 
 /**
+ * get_maintainer.pl --sections for several files prints each file's entries in turn, every file's ending with THE
+ * REST (its `F: *` covers every file and sorts last): the entries of each file, or undefined when the output does
+ * not hold `files` such parts (a MAINTAINERS without THE REST), so that the caller asks file by file.
+ */
+export function entriesPerFile(output: string, files: number): MaintainersEntry[][] | undefined {
+  const parts: MaintainersEntry[][] = [[]];
+  for (const e of parseSections(output)) {
+    parts[parts.length - 1]!.push(e);
+    if (e.name === THE_REST) parts.push([]);
+  }
+  if (parts.pop()!.length) return undefined;
+  return parts.length === files ? parts : undefined;
+}
+
+/**
  * The route of a patch to `file` from the entries that cover it. A networking tree is net-next (kseries' patches
  * are no fixes), tagged in the subject as Documentation/process/maintainer-netdev.rst asks.
  */

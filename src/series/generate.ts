@@ -1,5 +1,6 @@
 // `kseries generate`: plan a recipe against the tree, then commit it, one commit per patch, on kseries/<series>/v<N>.
 import os from 'node:os';
+import DataLoader from 'dataloader';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { BuildOptions } from '../build/builder.js';
@@ -16,7 +17,7 @@ import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { commitChain, gitRaw, gitTry, readAtCommit } from '../tools/git.js';
 import { runGetMaintainerGit, runGetMaintainerOfFile, runGetMaintainerSections } from '../tools/kernel-scripts.js';
-import { parseSections, routeOf } from '../mail/route.js';
+import { entriesPerFile, parseSections, routeOf, type MaintainersEntry, type Route } from '../mail/route.js';
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
@@ -203,7 +204,7 @@ export async function treeServices(tree: KernelTree, base: string): Promise<Tree
   return {
     flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
-    routeOf: async (file) => routeOf(file, parseSections(await runGetMaintainerSections(tree.root, file))),
+    routeOf: routesAt(tree.root),
     authorsOf: async (file) => (useGit ? runGetMaintainerGit(tree.root, file) : []),
     docsNaming: (word) => filesNaming(tree.root, base, word, ['Documentation']),
     sourcesNaming: (word) => filesNaming(tree.root, base, word, ['*.c', '*.h']),
@@ -211,6 +212,26 @@ export async function treeServices(tree: KernelTree, base: string): Promise<Tree
     spatch: spatchAt(tree, base),
     headersOf: (names) => headersDefining(tree, base, names),
   };
+}
+
+/**
+ * Routes from get_maintainer.pl --sections, each file's asked once: the files a plan asks for together (DataLoader
+ * gathers one tick's asks) are read by one run of the script per core, as it reads MAINTAINERS once a run.
+ */
+function routesAt(root: string): (file: string) => Promise<Route> {
+  const loader = new DataLoader<string, Route>(async (files) => {
+    const per = Math.ceil(files.length / os.availableParallelism());
+    const chunks = Array.from({ length: Math.ceil(files.length / per) }, (_, i) => files.slice(i * per, (i + 1) * per));
+    const entries = (await Promise.all(chunks.map((c) => sectionsOf(root, c)))).flat();
+    return files.map((f, i) => routeOf(f, entries[i]!));
+  });
+  return (file) => loader.load(file);
+}
+
+/** The entries of each file from one run, or (an output that does not split per file) from a run per file. */
+async function sectionsOf(root: string, files: string[]): Promise<MaintainersEntry[][]> {
+  const batch = files.length > 1 ? entriesPerFile(await runGetMaintainerSections(root, ...files), files.length) : undefined;
+  return batch ?? Promise.all(files.map(async (f) => parseSections(await runGetMaintainerSections(root, f))));
 }
 
 /** Declarations and definitions of functions and function-like macros, at a line's start, as headers write them. */

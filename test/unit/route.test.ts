@@ -1,7 +1,7 @@
 // Routing a patch by MAINTAINERS: the tree, the subject tag, the entry's prefix (get_maintainer.pl --sections output
 // as 6.12 prints it, cut down).
 import { expect, test } from 'vitest';
-import { entryPrefix, parseSections, routeOf } from '../../src/mail/route.js';
+import { entriesPerFile, entryPrefix, parseSections, routeOf } from '../../src/mail/route.js';
 
 const REST = `THE REST
 M:\tLinus Torvalds <torvalds@linux-foundation.org>
@@ -95,4 +95,18 @@ test('entry prefixes: a word naming the file or a folder below the top, else the
 test('an entry with a tree for fixes and one for new work routes new work to the second', () => {
   const intel = 'INTEL ETHERNET DRIVERS\nM:\tTony Nguyen <anthony.l.nguyen@intel.com>\nL:\tintel-wired-lan@lists.osuosl.org (moderated for non-subscribers)\nS:\tSupported\nT:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/tnguy/net-queue.git\nT:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/tnguy/next-queue.git\nF:\tdrivers/net/ethernet/intel/\n';
   expect(routeOf('drivers/net/ethernet/intel/ice/ice_main.c', parseSections(intel))).toMatchObject({ tree: 'tnguy/next-queue', slug: 'next-queue' });
+});
+
+test('one run for several files: each file ends at THE REST; an output that does not split so is no answer', () => {
+  const spi = `SPI SUBSYSTEM
+M:\tMark Brown <broonie@kernel.org>
+T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/broonie/spi.git
+F:\tdrivers/spi/
+`;
+  const out = `${spi}\n${REST}\n${REST}\n${spi}\n${REST}\n`;
+  const parts = entriesPerFile(out, 3)!;
+  expect(parts.map((p) => p.map((e) => e.name))).toEqual([['SPI SUBSYSTEM', 'THE REST'], ['THE REST'], ['SPI SUBSYSTEM', 'THE REST']]);
+  expect(routeOf('drivers/spi/spi-dw-core.c', parts[2]!)).toMatchObject({ tree: 'broonie/spi', slug: 'spi' });
+  expect(entriesPerFile(out, 2)).toBeUndefined();
+  expect(entriesPerFile(`${spi}\n${REST}\n${spi}\n`, 2)).toBeUndefined();
 });
