@@ -74,6 +74,12 @@ export async function readManyAtCommit(cwd: string, commit: string, files: strin
   return new Map(files.flatMap((f, i) => (blobs[i] ? [[f, blobs[i].toString('utf8')] as const] : [])));
 }
 
+interface GitObject {
+  id: string;
+  type: string;
+  data: Buffer;
+}
+
 const readers = new Map<string, BlobReader>();
 
 function blobReader(cwd: string): BlobReader {
@@ -88,7 +94,7 @@ function blobReader(cwd: string): BlobReader {
  */
 class BlobReader {
   private readonly child;
-  private readonly waiting: { resolve: (blob: Buffer | undefined) => void; reject: (e: Error) => void }[] = [];
+  private readonly waiting: { resolve: (object: GitObject | undefined) => void; reject: (e: Error) => void }[] = [];
   private pending: Buffer = Buffer.alloc(0);
   private failed?: Error;
 
@@ -105,7 +111,13 @@ class BlobReader {
   }
 
   /** The object `spec` names (`<commit>:<path>`), when it is a blob; undefined when missing or not a file. */
-  read(spec: string): Promise<Buffer | undefined> {
+  async read(spec: string): Promise<Buffer | undefined> {
+    const object = await this.object(spec);
+    return object?.type === 'blob' ? object.data : undefined;
+  }
+
+  /** The object `spec` names, of any type; undefined when missing. */
+  object(spec: string): Promise<GitObject | undefined> {
     if (spec.includes('\n')) return Promise.resolve(undefined);
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
@@ -129,12 +141,12 @@ class BlobReader {
     for (;;) {
       const eol = this.pending.indexOf(10);
       if (eol < 0) break;
-      const header = /^[0-9a-f]+ (\w+) (\d+)$/.exec(this.pending.subarray(0, eol).toString('utf8'));
-      const size = header ? Number(header[2]) : -1;
+      const header = /^([0-9a-f]+) (\w+) (\d+)$/.exec(this.pending.subarray(0, eol).toString('utf8'));
+      const size = header ? Number(header[3]) : -1;
       if (header && this.pending.length < eol + size + 2) break;
-      const blob = header?.[1] === 'blob' ? Buffer.from(this.pending.subarray(eol + 1, eol + 1 + size)) : undefined;
+      const object = header ? { id: header[1]!, type: header[2]!, data: Buffer.from(this.pending.subarray(eol + 1, eol + 1 + size)) } : undefined;
       this.pending = this.pending.subarray(header ? eol + size + 2 : eol + 1);
-      this.waiting.shift()?.resolve(blob);
+      this.waiting.shift()?.resolve(object);
     }
     if (this.waiting.length === 0) this.hold(false);
   }
@@ -158,60 +170,88 @@ export interface TreeCommit {
 }
 
 /**
- * Commit each of `commits` on the one before, the first on `parent`, without checking anything out: blobs, a
- * temporary index read from the parent's tree, write-tree, commit-tree. Only objects are written (no work tree, no
- * index of the repository's, no ref), so an interrupted run leaves nothing half done. Returns the commits' ids.
+ * Commit each of `commits` on the one before, the first on `parent`, without checking anything out: blobs, then for
+ * each commit the trees on the paths it changes (git mktree; every other tree is the parent's), then commit-tree.
+ * Only objects are written (no work tree, no index, no ref), so an interrupted run leaves nothing half done. Returns
+ * the commits' ids.
  */
 export async function commitChain(root: string, parent: string, commits: TreeCommit[], scratch: string): Promise<string[]> {
-  const stamp = `${process.pid}-${Date.now()}`;
-  const index = `${scratch}/index-${stamp}`;
-  const blobs = `${scratch}/blobs-${stamp}`;
-  const withIndex = { GIT_INDEX_FILE: index };
-  const ids: string[] = [];
+  const blobs = `${scratch}/blobs-${process.pid}-${Date.now()}`;
   fs.mkdirSync(blobs, { recursive: true });
   try {
-    fs.copyFileSync(await indexOf(root, parent, scratch), index);
-    // Every file's mode in the base, and every new text's blob: one git each for the whole chain, not one per file.
-    const changes = commits.flatMap((c) => c.changes);
-    const files = [...new Set(changes.map((x) => x.file))];
-    const modes = new Map(
-      (await gitRun(root, ['ls-files', '--stage', '-z', '--', ...files], { env: withIndex })).stdout
-        .split('\0')
-        .filter(Boolean)
-        .map((l) => [l.slice(l.indexOf('\t') + 1), l.split(' ')[0]!]),
-    );
-    const written = changes.filter((x) => x.after !== undefined);
+    // Every new text's blob: one git for the whole chain, not one per file.
+    const written = commits.flatMap((c) => c.changes).filter((x) => x.after !== undefined);
     written.forEach((x, i) => fs.writeFileSync(`${blobs}/${i}`, x.after!));
     const hashes = (await gitRun(root, ['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: written.map((_, i) => `${blobs}/${i}\n`).join('') })).stdout.trim().split('\n');
     const blobOf = new Map(written.map((x, i) => [x, hashes[i]!]));
+    const ids: string[] = [];
     let head = parent;
+    let tree = (await gitRun(root, ['rev-parse', '--verify', `${parent}^{tree}`])).stdout.trim();
     for (const c of commits) {
-      const entries = c.changes.map((x) => (x.after === undefined ? `0 ${'0'.repeat(40)}\t${x.file}` : `${modes.get(x.file) ?? '100644'} ${blobOf.get(x)!}\t${x.file}`));
-      await gitRun(root, ['update-index', '--index-info'], { env: withIndex, input: `${entries.join('\n')}\n` });
-      const tree = (await gitRun(root, ['write-tree'], { env: withIndex })).stdout.trim();
+      const changes = new Map(c.changes.map((x) => [x.file, x.after === undefined ? undefined : blobOf.get(x)!]));
+      tree = (await treeWith(root, tree, '', changes)) ?? (await gitRun(root, ['mktree'], { input: '' })).stdout.trim();
       head = (await gitRun(root, ['commit-tree', tree, '-p', head], { env: c.env, input: cleanMessage(c.message) })).stdout.trim();
       ids.push(head);
     }
     return ids;
   } finally {
-    fs.rmSync(index, { force: true });
     fs.rmSync(blobs, { recursive: true, force: true });
   }
 }
 
+/** One entry of a tree object: its mode as git writes it ("100644", "40000"), the object's id and its name's bytes. */
+interface TreeEntry {
+  mode: string;
+  id: string;
+  name: Buffer;
+}
+
 /**
- * An index of `commit`'s tree, kept in `scratch` for the next chain on the same base (a split recipe commits a series
- * per tree on one base: read-tree of 80k entries once, a copy of the file for each). Only the newest base is kept.
+ * The tree `tree` (a folder at `prefix`, "" for the top; undefined: a folder that does not exist yet) with `changes`
+ * (path → new blob, undefined: deleted) made below it; undefined when nothing is left in it. A file keeps its mode.
  */
-async function indexOf(root: string, commit: string, scratch: string): Promise<string> {
-  const kept = `${scratch}/index-of-${commit}`;
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`commitChain: ${commit} is no commit id (callers resolve the base first)`);
-  if (fs.existsSync(kept)) return kept;
-  for (const old of fs.readdirSync(scratch).filter((f) => f.startsWith('index-of-'))) fs.rmSync(`${scratch}/${old}`, { force: true });
-  const partial = `${kept}.${process.pid}`;
-  await gitRun(root, ['read-tree', commit], { env: { GIT_INDEX_FILE: partial } });
-  fs.renameSync(partial, kept);
-  return kept;
+async function treeWith(root: string, tree: string | undefined, prefix: string, changes: Map<string, string | undefined>): Promise<string | undefined> {
+  const entries = new Map((tree ? await treeEntries(root, tree) : []).map((e) => [e.name.toString('utf8'), e]));
+  const below = new Map<string, Map<string, string | undefined>>();
+  for (const [file, blob] of changes) {
+    if (!file.startsWith(prefix)) continue;
+    const rest = file.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    if (slash >= 0) {
+      const dir = rest.slice(0, slash);
+      below.set(dir, (below.get(dir) ?? new Map()).set(file, blob));
+    } else if (blob === undefined) entries.delete(rest);
+    else entries.set(rest, { mode: entries.get(rest)?.mode ?? '100644', id: blob, name: Buffer.from(rest) });
+  }
+  for (const [dir, inside] of below) {
+    const old = entries.get(dir);
+    const id = await treeWith(root, old?.mode === '40000' ? old.id : undefined, `${prefix}${dir}/`, inside);
+    if (id) entries.set(dir, { mode: '40000', id, name: Buffer.from(dir) });
+    else entries.delete(dir);
+  }
+  if (entries.size === 0) return undefined;
+  // Names as the tree holds them, bytes and all (one that is no UTF-8 stays as it was).
+  const listing = Buffer.concat([...entries.values()].flatMap((e) => [Buffer.from(`${e.mode} ${TYPE_OF_MODE[e.mode] ?? 'blob'} ${e.id}\t`), e.name, Buffer.from([0])]));
+  return (await gitRun(root, ['mktree', '-z'], { input: listing })).stdout.trim();
+}
+
+const TYPE_OF_MODE: Record<string, string> = { '40000': 'tree', '160000': 'commit' };
+
+/** A tree object's entries, read through the repository's cat-file --batch: `<mode> <name>\0<binary id>` each. */
+async function treeEntries(root: string, tree: string): Promise<TreeEntry[]> {
+  const object = await blobReader(root).object(tree);
+  if (object?.type !== 'tree') throw new ToolFailedError(`git: ${tree} is no tree`, 'check the repository with git fsck');
+  const idBytes = object.id.length / 2;
+  const entries: TreeEntry[] = [];
+  for (let at = 0; at < object.data.length; ) {
+    const space = object.data.indexOf(0x20, at);
+    const nul = object.data.indexOf(0, space);
+    const mode = object.data.subarray(at, space).toString('latin1');
+    const name = Buffer.from(object.data.subarray(space + 1, nul));
+    entries.push({ mode, name, id: object.data.subarray(nul + 1, nul + 1 + idBytes).toString('hex') });
+    at = nul + 1 + idBytes;
+  }
+  return entries;
 }
 
 /** A message as `git commit --cleanup=whitespace` leaves it: no trailing spaces, no runs of blank lines, one final newline. */
