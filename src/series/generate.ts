@@ -24,6 +24,7 @@ import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPl
 import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
 import { kseriesDir, withLock, worktreeAt } from '../tree/worktree.js';
 import { runSpatch } from '../tools/spatch.js';
+import { diffFiles } from '../edits/cocci.js';
 
 export interface GenerateOptions {
   tree: KernelTree;
@@ -84,14 +85,16 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   for (const notice of (plan.prepared?.notices as string[] | undefined) ?? []) opts.log?.(notice);
   const proves = !!opts.recipe.code?.verify;
   const kunit = opts.recipe.manifest.kunit;
-  const applyAll = async (plans: SeriesPlan[], extra: Partial<GenerateResult> = {}) => {
-    const out: GenerateResult[] = [];
-    for (const p of plans) {
-      const mine = extra.unproven?.filter((u) => p.patches.some((x) => x.subject === u));
-      out.push({ ...(await applyPlan({ tree, plan: p, base, author, version: opts.version })), ...extra, ...(mine ? { unproven: mine } : {}) });
-    }
-    return out;
-  };
+  // The series of a split side by side (one lock for all): each is a few short git runs, most of them waiting.
+  const applyAll = (plans: SeriesPlan[], extra: Partial<GenerateResult> = {}) =>
+    withLock(tree, () =>
+      Promise.all(
+        plans.map(async (p) => {
+          const mine = extra.unproven?.filter((u) => p.patches.some((x) => x.subject === u));
+          return { ...(await applyPlan({ tree, plan: p, base, author, version: opts.version })), ...extra, ...(mine ? { unproven: mine } : {}) };
+        }),
+      ),
+    );
   if (!opts.measure || (!proves && !kunit)) return applyAll(await planSplit({ ...input, prepared: plan.prepared ?? {} }, plan, () => false));
   const what = [proves ? `build it (${opts.measure.config}) to measure the object code` : '', kunit ? 'run KUnit on it and on the base' : ''].filter(Boolean).join(', and ');
   let draft: { tip: string };
@@ -201,15 +204,17 @@ const HISTORY_SUBJECTS = 30;
 /** The tree-wide scan at the base, get_maintainer.pl, and the subjects of a file's history. */
 export async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
+  const route = routesAt(tree.root);
   return {
     flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
-    routeOf: routesAt(tree.root),
+    routeOf: route,
     authorsOf: async (file) => (useGit ? runGetMaintainerGit(tree.root, file) : []),
     docsNaming: (word) => filesNaming(tree.root, base, word, ['Documentation']),
     sourcesNaming: (word) => filesNaming(tree.root, base, word, ['*.c', '*.h']),
     subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
-    spatch: spatchAt(tree, base),
+    // Each folder's changed files are routed while spatch works on the next (the answers wait in the route's cache).
+    spatch: spatchAt(tree, base, (diff) => diffFiles(diff).forEach((f) => void route(f.file).catch(() => undefined))),
     headersOf: (names) => headersDefining(tree, base, names),
   };
 }
@@ -242,7 +247,9 @@ async function headersDefining(tree: KernelTree, base: string, names: readonly s
   const wanted = names.filter((n) => /^[A-Za-z_]\w*$/.test(n));
   const found = new Map<string, Set<string>>();
   if (wanted.length === 0) return new Map();
-  const out = (await gitTry(tree.root, ['grep', '-o', '-E', DEFINING(wanted.join('|')), base, '--', 'include/', ':!include/uapi', ':!include/asm-generic'])) ?? '';
+  // Perl regexes (JIT) read include/ in 0.13 s where -E takes 0.9 s; a git built without PCRE takes -E.
+  const grep = (kind: string) => gitTry(tree.root, ['grep', '-o', kind, DEFINING(wanted.join('|')), base, '--', 'include/', ':!include/uapi', ':!include/asm-generic']);
+  const out = (await grep('-P')) ?? (await grep('-E')) ?? '';
   for (const line of out.split('\n').filter(Boolean)) {
     const rest = line.slice(base.length + 1);
     const file = rest.slice(0, rest.indexOf(':')).replace(/^include\//, '');
@@ -254,9 +261,10 @@ async function headersDefining(tree: KernelTree, base: string, names: readonly s
 
 /**
  * spatch in kseries' worktree at the base (it only reads there), with a job per core; each script, paths and
- * options run once however often a plan asks (a split recipe plans each tree's series again).
+ * options run once however often a plan asks (a split recipe plans each tree's series again). `onDiff` sees each
+ * folder's diff as soon as spatch has made it.
  */
-function spatchAt(tree: KernelTree, base: string): NonNullable<TreeServices['spatch']> {
+function spatchAt(tree: KernelTree, base: string, onDiff: (diff: string) => void): NonNullable<TreeServices['spatch']> {
   const runs = new Map<string, Promise<string>>();
   return (script, paths, options) => {
     const key = JSON.stringify([script.text, paths, options]);
@@ -265,7 +273,7 @@ function spatchAt(tree: KernelTree, base: string): NonNullable<TreeServices['spa
       diff = withLock(tree, async () => {
         const wt = await worktreeAt(tree, base);
         const file = script.inTree ? path.join(wt, script.file) : script.file;
-        return (await runSpatch(wt, { ...script, file }, paths, { options, jobs: os.availableParallelism() })).diff;
+        return (await runSpatch(wt, { ...script, file }, paths, { options, jobs: os.availableParallelism(), onDiff })).diff;
       });
       runs.set(key, diff);
     }

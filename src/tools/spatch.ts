@@ -51,10 +51,10 @@ export interface SpatchRun {
 
 /**
  * Run `script` (a file on disk) over `paths` of the tree at `root` (folders and files, relative; none: the whole
- * tree) with `jobs` parallel jobs, and return its diff. -D patch is given when the script has a `virtual patch` rule.
+ * tree) with `jobs` parallel jobs, and return its diff (`onDiff` sees each run's part as it ends). -D patch is given when the script has a `virtual patch` rule.
  * A script spatch refuses, or a run that fails, is a RecipeError naming the script and spatch's first error line.
  */
-export async function runSpatch(root: string, script: SmplScript & { file: string }, paths: readonly string[], opts: { options?: readonly string[]; jobs: number }): Promise<SpatchRun> {
+export async function runSpatch(root: string, script: SmplScript & { file: string }, paths: readonly string[], opts: { options?: readonly string[]; jobs: number; onDiff?: (diff: string) => void }): Promise<SpatchRun> {
   const options = [...script.options, ...(opts.options ?? [])];
   checkSpatchOptions(options, script.name);
   const base = [...(script.virtuals.includes('patch') ? ['-D', 'patch'] : []), '--sp-file', script.file, '--patch', '.', '--very-quiet', '-j', String(Math.max(1, opts.jobs)), ...options];
@@ -67,6 +67,7 @@ export async function runSpatch(root: string, script: SmplScript & { file: strin
     const r = await runRaw('spatch', [...base, ...args], { cwd: root });
     if (r.code !== 0) throw spatchFailed(script, args, r.stderr || r.stdout);
     diffs.push(r.stdout);
+    opts.onDiff?.(r.stdout);
   }
   return { diff: diffs.join(''), runs: runs.length };
 }
