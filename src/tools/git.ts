@@ -176,8 +176,8 @@ export interface TreeCommit {
  * the commits' ids.
  */
 export async function commitChain(root: string, parent: string, commits: TreeCommit[], scratch: string): Promise<string[]> {
-  const blobs = `${scratch}/blobs-${process.pid}-${Date.now()}`;
-  fs.mkdirSync(blobs, { recursive: true });
+  fs.mkdirSync(scratch, { recursive: true });
+  const blobs = fs.mkdtempSync(`${scratch}/blobs-`);
   try {
     // Every new text's blob: one git for the whole chain, not one per file.
     const written = commits.flatMap((c) => c.changes).filter((x) => x.after !== undefined);
