@@ -15,6 +15,8 @@ const PACKAGES: Record<string, string> = {
   python3: 'python3',
   'qemu-system-x86_64': 'qemu-system-x86',
   spatch: 'coccinelle',
+  // spatch compiles a script's `@script:ocaml@` rules with it (Debian's coccinelle does not depend on it).
+  ocamlopt: 'ocaml-nox',
   bwrap: 'bubblewrap',
   busybox: 'busybox-static',
 };

@@ -1,7 +1,8 @@
 // Coccinelle's spatch, run read-only on a tree: a semantic patch in, the unified diff it makes out.
 import fs from 'node:fs';
 import path from 'node:path';
-import { RecipeError, ToolFailedError } from '../errors.js';
+import { MissingToolError, RecipeError, ToolFailedError } from '../errors.js';
+import { packageFor } from './packages.js';
 import { runRaw } from './run.js';
 
 /** What a semantic patch says of itself: its `///` description, `// Options:` and `virtual` rules. */
@@ -73,12 +74,13 @@ export async function runSpatch(root: string, script: SmplScript & { file: strin
 }
 
 /** spatch's own words, shortened to the line that says what is wrong and where. */
-function spatchFailed(script: SmplScript & { file: string }, args: string[], output: string): Error {
+export function spatchFailed(script: SmplScript & { file: string }, args: string[], output: string): Error {
   const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
   const where = /File "([^"]+)", line (\d+)/.exec(output);
   const error = lines.find((l) => /error|not supported|does not exist|unknown|invalid/i.test(l)) ?? lines[0] ?? 'no output';
   const at = where ? ` (${where[1] === script.file ? script.name : where[1]}:${where[2]})` : '';
   if (/does not exist/.test(error)) return new RecipeError(`spatch ${script.name}: ${error.replace(/^ERROR:\s*/, '')}`, `check the paths given (${args.join(' ')})`);
+  if (/No OCaml compiler found/.test(output)) return new MissingToolError(`spatch ${script.name}: its script:ocaml rules need the OCaml compiler, which is not installed`, `apt-get install ${packageFor('ocamlopt')}`);
   const line = where?.[1] === script.file ? `${script.name}:${where[2]}` : `${script.name}${at}`;
   return new ToolFailedError(`spatch failed on ${line}: ${error.replace(/^ERROR:\s*/, '')}`, `run spatch --parse-cocci ${script.file} to see the whole error`);
 }

@@ -4,13 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { NoChangeError, RecipeError } from '../../src/errors.js';
+import { MissingToolError, NoChangeError, RecipeError } from '../../src/errors.js';
 import { diffFiles } from '../../src/edits/cocci.js';
 import { includePlace, newCalls, titleOf } from '../../src/recipes/cocci/index.js';
 import { loadRecipe, BUILTIN_RECIPES } from '../../src/recipes/load.js';
 import { planSeries, type TreeServices } from '../../src/series/plan.js';
 import { readManifest } from '../../src/templates/manifest.js';
-import { checkSpatchOptions, readSmpl } from '../../src/tools/spatch.js';
+import { checkSpatchOptions, readSmpl, spatchFailed } from '../../src/tools/spatch.js';
 
 const DIFF = fs.readFileSync(path.join(__dirname, '../fixtures/cocci/spatch-output.diff'), 'utf8');
 
@@ -134,4 +134,15 @@ test('a cocci edit in a manifest: its fields, and a script path that leaves the 
   };
   expect(manifest({ kind: 'cocci', script: 'a.cocci', paths: ['drivers/spi', '{{p}}'], options: '--include-headers' })).toEqual({ kind: 'cocci', script: 'a.cocci', paths: ['drivers/spi', '{{p}}'], options: ['--include-headers'] });
   expect(() => manifest({ kind: 'cocci' })).toThrow(/edits\[0\]\.script: must be a string/);
+});
+
+test("a script with script:ocaml rules where no OCaml compiler is installed: the package to install, not spatch's riddle", () => {
+  // What Debian's spatch 1.1.1 prints for scripts/coccinelle/null/badzero.cocci without ocaml-nox.
+  const out = 'No OCaml compiler found! Install either ocamlopt or ocamlopt.opt\n';
+  const e = spatchFailed({ ...readSmpl('tree:scripts/coccinelle/null/badzero.cocci', 'virtual patch\n'), file: '/w/badzero.cocci' }, ['--dir', 'drivers/gpio'], out);
+  expect(e).toBeInstanceOf(MissingToolError);
+  expect([e.message, (e as MissingToolError).hint]).toEqual([
+    'spatch tree:scripts/coccinelle/null/badzero.cocci: its script:ocaml rules need the OCaml compiler, which is not installed',
+    'apt-get install ocaml-nox',
+  ]);
 });
