@@ -69,10 +69,17 @@ export function readKernelVersion(dir: string): string | undefined {
   return s && s !== '0' ? `${v}.${p}.${s}` : `${v}.${p}`;
 }
 
-/** Whether the tree has history for get_maintainer.pl's git statistics (not a shallow clone or a one-commit tree). */
+/**
+ * Commits below HEAD that make a history: a tarball's import and a few commits of one's own on it are none.
+ * get_maintainer.pl's --git statistics over such a tree Cc the importer and "GitAuthor: you" (seen on Debian's 6.1
+ * with one commit on it: "Bad divisor in main::vcs_assign: 0").
+ */
+const HISTORY_COMMITS = 50;
+
+/** Whether the tree has history for get_maintainer.pl's git statistics (not a shallow clone or an import). */
 export async function hasHistory(tree: KernelTree): Promise<boolean> {
   if ((await gitRun(tree.root, ['rev-parse', '--is-shallow-repository'])).stdout.trim() === 'true') return false;
-  return (await gitRun(tree.root, ['rev-list', '--count', '--max-count=2', 'HEAD'])).stdout.trim() === '2';
+  return Number((await gitRun(tree.root, ['rev-list', '--count', `--max-count=${HISTORY_COMMITS}`, 'HEAD'])).stdout.trim()) >= HISTORY_COMMITS;
 }
 
 /** The commit a revision names in the tree, or undefined when it names none. */
