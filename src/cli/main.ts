@@ -107,8 +107,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'author "Name <email>" (default: git config)' })
         .option('v', opt.version('version to create, a positive integer (default: next)'))
         .example('$0 split HEAD', 'your last commit, one series per tree that takes its files')
-        .example('$0 split --worktree --subject "{{prefix}}: Use str_on_off()"', 'your uncommitted changes')
-        .example('$0 split v6.12..my-branch --by tree --subject "{{prefix}}: Drop foo"', 'several commits as one change, a patch per tree'),
+        .example('$0 split --worktree --subject "{{prefix}}: Use str_on_off()" --body "The helper says it in one word."', 'your uncommitted changes')
+        .example('$0 split v6.12..my-branch --by tree --subject "{{prefix}}: Drop foo" --body "foo() has no caller."', 'several commits as one change, a patch per tree'),
       run(async (g, a) => (await import('../commands/series.js')).split(io, g, { range: a.range, worktree: a.worktree, by: a.by, subject: a.subject, body: a.body, series: a.series, from: a.from, version: a.v })),
     )
     .command('series', 'list generated series and their versions', {}, run(async (g) => (await import('../commands/series.js')).series(io, g)))

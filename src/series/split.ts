@@ -49,6 +49,8 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   if (change.files.length === 0) throw new UsageError(`${opts.range ?? 'the checkout'} changes no file`, 'give a commit or range that changes files, or --worktree with uncommitted changes');
   const title = change.title;
   if (!title && !opts.subject) throw new UsageError(`split ${opts.range ?? '--worktree'}: no one commit says what the change is`, 'name it: --subject "{{prefix}}: Use foo()" (several commits and --worktree need one)');
+  // submitting-patches.rst: "Describe your changes" — checkpatch warns of a patch without a word of why.
+  if (!change.body && !opts.body) throw new UsageError(`split ${opts.range ?? '--worktree'}: its patches would say nothing of why (${change.title ? 'the commit has no body' : 'no one commit gives a message'})`, 'give one: --body "..." (variables: prefix, files, treeName, body), or reword the commit with a body');
   const services = await treeServices(tree, change.base);
   const groups = await cut(services, change.files, opts.by);
   const ordered = withDependencies(groups);
@@ -63,7 +65,9 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
     const others = trees.filter((_, j) => j !== i).map((o) => ({ treeName: o[0]!.route.tree, series: names[trees.indexOf(o)]!, patches: o.length, files: o.reduce((n, g) => n + g.files.length, 0) }));
     const patches: PlannedPatch[] = gs.map((g) => {
       const vars: TemplateVars = { title: title ?? '', body: change.body, prefix: g.prefix, files: g.files.map((f) => f.file), treeName: g.route.tree, needs: needsLine(g, gs) };
-      return { subject: oneLine(subject(vars), '--subject'), body: body(vars).trim(), changes: g.files };
+      // A --body typed on the command line is one long line: wrapped as a commit message is (the commit's own is kept).
+      const text = body(vars).trim();
+      return { subject: oneLine(subject(vars), '--subject'), body: opts.body ? wrapParagraphs(text, 72) : text, changes: g.files };
     });
     const plan: SeriesPlan = {
       recipe: 'split',

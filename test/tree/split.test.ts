@@ -73,11 +73,19 @@ test('--worktree: the checkout\'s uncommitted change, read and left as it was', 
   const edited = before.replace('(spi->cur_usedma) ? "enabled" : "disabled");', 'str_enabled_disabled(spi->cur_usedma));');
   fs.writeFileSync(file, edited);
   try {
-    const r = await run('split', '--worktree', '--subject', '{{prefix}}: Use str_enabled_disabled()', '--series', 'split-worktree', '--json');
+    await expectOneLineError(await run('split', '--worktree', '--subject', '{{prefix}}: Use str_enabled_disabled()'), /its patches would say nothing of why/);
+    const body = 'Replace the ternary operator on two string literals with the helper of <linux/string_choices.h>, which says it in one word.';
+    const r = await run('split', '--worktree', '--subject', '{{prefix}}: Use str_enabled_disabled()', '--body', body, '--series', 'split-worktree', '--json');
     expect(r.code, r.err).toBe(0);
     const made = (JSON.parse(r.out) as { series: Made[] }).series;
     expect(made.map((s) => [s.series, s.commits.map((c) => c.subject)])).toEqual([['split-worktree', ['spi: stm32: Use str_enabled_disabled()']]]);
     expect(git(tree.root, 'show', '--format=', made[0]!.commits[0]!.sha)).toContain('+\t\tstr_enabled_disabled(spi->cur_usedma));');
+    // The body given on the command line, wrapped at 72 columns as checkpatch wants a commit message.
+    expect(git(tree.root, 'log', '-1', '--format=%b', made[0]!.commits[0]!.sha).split('\n').filter(Boolean)).toEqual([
+      'Replace the ternary operator on two string literals with the helper of',
+      '<linux/string_choices.h>, which says it in one word.',
+      expect.stringMatching(/^Signed-off-by: /),
+    ]);
     expect(fs.readFileSync(file, 'utf8')).toBe(edited);
     expect(git(tree.root, 'status', '--porcelain', '--untracked-files=no').trim()).toBe('M drivers/spi/spi-stm32.c');
     forgetSeries(tree.root, 'split-worktree');
