@@ -85,16 +85,11 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   for (const notice of (plan.prepared?.notices as string[] | undefined) ?? []) opts.log?.(notice);
   const proves = !!opts.recipe.code?.verify;
   const kunit = opts.recipe.manifest.kunit;
-  // The series of a split side by side (one lock for all): each is a few short git runs, most of them waiting.
-  const applyAll = (plans: SeriesPlan[], extra: Partial<GenerateResult> = {}) =>
-    withLock(tree, () =>
-      Promise.all(
-        plans.map(async (p) => {
-          const mine = extra.unproven?.filter((u) => p.patches.some((x) => x.subject === u));
-          return { ...(await applyPlan({ tree, plan: p, base, author, version: opts.version })), ...extra, ...(mine ? { unproven: mine } : {}) };
-        }),
-      ),
-    );
+  const applyAll = async (plans: SeriesPlan[], extra: Partial<GenerateResult> = {}) =>
+    (await applyPlans({ tree, plans, base, author, version: opts.version })).map((r, i) => {
+      const mine = extra.unproven?.filter((u) => plans[i]!.patches.some((x) => x.subject === u));
+      return { ...r, ...extra, ...(mine ? { unproven: mine } : {}) };
+    });
   if (!opts.measure || (!proves && !kunit)) return applyAll(await planSplit({ ...input, prepared: plan.prepared ?? {} }, plan, () => false));
   const what = [proves ? `build it (${opts.measure.config}) to measure the object code` : '', kunit ? 'run KUnit on it and on the base' : ''].filter(Boolean).join(', and ');
   let draft: { tip: string };
@@ -309,6 +304,11 @@ export interface ApplyInput {
   base: string;
   author: string;
   version?: number;
+}
+
+/** The series of a split side by side (one lock for all): each is a few short git runs, most of them waiting. */
+export function applyPlans({ plans, ...rest }: Omit<ApplyInput, 'plan'> & { plans: SeriesPlan[] }): Promise<GenerateResult[]> {
+  return withLock(rest.tree, () => Promise.all(plans.map((plan) => applyPlan({ ...rest, plan }))));
 }
 
 /** Commit a planned series and, when it differs from the newest version, name it kseries/<series>/v<N>. */

@@ -12,7 +12,7 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { authorIdent } from '../tree/identity.js';
 import { checkNoSymlinkOut } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
-import { applyPlan, resolveCommit, treeServices, type GenerateResult } from './generate.js';
+import { applyPlans, resolveCommit, treeServices, type GenerateResult } from './generate.js';
 import { distinctNames, type PlannedPatch, type SeriesPlan } from './plan.js';
 
 export type SplitBy = 'tree' | 'group' | 'file';
@@ -60,8 +60,7 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   const subject = compileTemplate(opts.subject ?? '{{prefix}}: {{title}}', '--subject');
   const body = compileTemplate(opts.body ?? '{{body}}{{#if needs}}\n\n{{needs}}{{/if}}', '--body');
   const author = await authorIdent(tree, change.author ?? opts.from);
-  const out: GenerateResult[] = [];
-  for (const [i, gs] of trees.entries()) {
+  const plans = trees.map((gs, i): SeriesPlan => {
     const others = trees.filter((_, j) => j !== i).map((o) => ({ treeName: o[0]!.route.tree, series: names[trees.indexOf(o)]!, patches: o.length, files: o.reduce((n, g) => n + g.files.length, 0) }));
     const patches: PlannedPatch[] = gs.map((g) => {
       const vars: TemplateVars = { title: title ?? '', body: change.body, prefix: g.prefix, files: g.files.map((f) => f.file), treeName: g.route.tree, needs: needsLine(g, gs) };
@@ -69,7 +68,7 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
       const text = body(vars).trim();
       return { subject: oneLine(subject(vars), '--subject'), body: opts.body ? wrapParagraphs(text, 72) : text, changes: g.files };
     });
-    const plan: SeriesPlan = {
+    return {
       recipe: 'split',
       name: names[i]!,
       params: { range: opts.range ?? '--worktree', by: opts.by },
@@ -77,9 +76,8 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
       patches,
       ...(gs[0]!.route.tag ? { subjectTag: gs[0]!.route.tag } : {}),
     };
-    out.push(await applyPlan({ tree, plan, base: change.base, author, version: opts.version }));
-  }
-  return out;
+  });
+  return applyPlans({ tree, plans, base: change.base, author, version: opts.version });
 }
 
 async function readChange(opts: SplitOptions): Promise<Change> {
