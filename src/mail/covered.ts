@@ -1,6 +1,6 @@
 // Which MAINTAINERS entry covers a path, read from the file as get_maintainer.pl matches its F: patterns (a pattern
 // ending in / or naming a directory covers what is under it; * and ? do not cross a /). Pure: the file's text in.
-import { THE_REST } from './route.js';
+import { THE_REST } from '../subsystems/route.js';
 
 /** The entries (other than THE REST) whose F: patterns cover `file`, in MAINTAINERS order. */
 export function coveringEntries(maintainers: string, file: string): string[] {

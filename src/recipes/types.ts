@@ -1,7 +1,7 @@
 // What recipe code sees and returns. Recipe code is pure: it reads the tree through the context, never spawns.
 import type { Hits } from './static-key/measure.js';
 import type { Prover } from '../check/proofs/types.js';
-import type { Route } from '../mail/route.js';
+import type { Route } from '../subsystems/route.js';
 import type { TemplateVars } from '../templates/render.js';
 import type { Params } from '../templates/params.js';
 import type { FlagCandidate } from './static-key/scan.js';
@@ -27,6 +27,8 @@ export interface RecipeContext {
   authorsOf?(file: string): Promise<string[]>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */
   subjectsOf?(file: string): Promise<string[]>;
+  /** A folder's latest commits, newest first, with the files each changed; none in a tree without history. */
+  folderLog?(folder: string): Promise<{ subject: string; files: string[] }[]>;
   /**
    * The diff a semantic patch makes over `paths` of the tree at the base (none: the whole tree), spatch run with
    * `options` besides the script's own; the same question twice is answered once.

@@ -17,7 +17,7 @@ import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { commitChain, gitRaw, gitRunRaw, gitTry, readAtCommit } from '../tools/git.js';
 import { runGetMaintainerGit, runGetMaintainerOfFile, runGetMaintainerSections } from '../tools/kernel-scripts.js';
-import { entriesPerFile, parseSections, routeOf, type MaintainersEntry, type Route } from '../mail/route.js';
+import { entriesPerFile, parseSections, routeOf, type MaintainersEntry, type Route } from '../subsystems/route.js';
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
@@ -199,7 +199,7 @@ const HISTORY_SUBJECTS = 30;
 /** The tree-wide scan at the base, get_maintainer.pl, and the subjects of a file's history. */
 export async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
-  const route = routesAt(tree.root);
+  const route = routesAt(tree.root, readAtCommit(tree.root, base, 'MAINTAINERS').then((t) => parseSections(t ?? '')));
   return {
     flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
@@ -208,6 +208,7 @@ export async function treeServices(tree: KernelTree, base: string): Promise<Tree
     docsNaming: (word) => filesNaming(tree.root, base, word, ['Documentation']),
     sourcesNaming: (word) => filesNaming(tree.root, base, word, ['*.c', '*.h']),
     subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
+    folderLog: async (folder) => (useGit ? folderLogAt(tree.root, base, folder) : []),
     // Each folder's changed files are routed while spatch works on the next (the answers wait in the route's cache).
     spatch: spatchAt(tree, base, (diff) => diffFiles(diff).forEach((f) => void route(f.file).catch(() => undefined))),
     headersOf: (names) => headersDefining(tree, base, names),
@@ -218,14 +219,24 @@ export async function treeServices(tree: KernelTree, base: string): Promise<Tree
  * Routes from get_maintainer.pl --sections, each file's asked once: the files a plan asks for together (DataLoader
  * gathers one tick's asks) are read by one run of the script per core, as it reads MAINTAINERS once a run.
  */
-function routesAt(root: string): (file: string) => Promise<Route> {
+function routesAt(root: string, maintainers: Promise<MaintainersEntry[]>): (file: string) => Promise<Route> {
   const loader = new DataLoader<string, Route>(async (files) => {
     const per = Math.ceil(files.length / os.availableParallelism());
     const chunks = Array.from({ length: Math.ceil(files.length / per) }, (_, i) => files.slice(i * per, (i + 1) * per));
     const entries = (await Promise.all(chunks.map((c) => sectionsOf(root, c)))).flat();
-    return files.map((f, i) => routeOf(f, entries[i]!));
+    const all = await maintainers;
+    return files.map((f, i) => routeOf(f, entries[i]!, all));
   });
   return (file) => loader.load(file);
+}
+
+/** A folder's latest commits (subject and files), newest first: its drivers' subjects show the form a new one takes. */
+async function folderLogAt(root: string, base: string, folder: string): Promise<{ subject: string; files: string[] }[]> {
+  const out = await gitRaw(root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%x00%s', '--name-only', base, '--', folder]);
+  return out.split('\0').filter((c) => c.trim()).map((c) => {
+    const [subject = '', ...files] = c.split('\n').filter(Boolean);
+    return { subject, files };
+  });
 }
 
 /** The entries of each file from one run, or (an output that does not split per file) from a run per file. */

@@ -33,7 +33,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'runtime' | 'spatch' | 'headersOf'>;
+export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'folderLog' | 'runtime' | 'spatch' | 'headersOf'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;

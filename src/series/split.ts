@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { FileChange } from '../edits/overlay.js';
-import { byTree, groupByMaintainers, subjectPrefix, type Group } from '../mail/groups.js';
+import { byTree, groupByMaintainers, subjectPrefix, type Group } from '../subsystems/groups.js';
 import { compileTemplate, wrapParagraphs, type TemplateVars } from '../templates/render.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { authorIdent } from '../tree/identity.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
-import { parseSections, routeOf, type Route } from '../../src/mail/route.js';
+import { parseSections, routeOf, type Route } from '../../src/subsystems/route.js';
 import { runGetMaintainerSections } from '../../src/tools/kernel-scripts.js';
 import { REPO_ROOT } from './tree.js';
 

@@ -1,7 +1,7 @@
 // kseries split's dependency rule without a tree: a file that uses what another group's header adds goes after that
 // group in one tree's series, or with it when the trees differ.
 import { expect, test } from 'vitest';
-import type { Group } from '../../src/mail/groups.js';
+import type { Group } from '../../src/subsystems/groups.js';
 import type { FileChange } from '../../src/edits/overlay.js';
 import { definedNames, withDependencies } from '../../src/series/split.js';
 import { distinctNames } from '../../src/series/plan.js';
@@ -14,7 +14,7 @@ const header: FileChange = {
 const user = (file: string, call: string): FileChange => ({ file, before: 'int f(int x)\n{\n\treturn pr("%s", x ? "up" : "down");\n}\n', after: `int f(int x)\n{\n\treturn pr("%s", ${call}(x));\n}\n` });
 
 function group(tree: string, prefix: string, files: FileChange[]): Group<FileChange> {
-  return { prefix, lower: false, tree, route: { tree, slug: tree, lists: [] }, maintainers: [`${prefix} <m@x>`], files };
+  return { prefix, prefixSource: 'given', confirmPrefix: false, lower: false, tree, route: { tree, slug: tree, lists: [] }, maintainers: [`${prefix} <m@x>`], files };
 }
 
 test("a header's new lines define what its users need", () => {

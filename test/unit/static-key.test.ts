@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { TransformError } from '../../src/errors.js';
 import { convertFlag, wrapCondition, type KeyFragments } from '../../src/recipes/static-key/convert.js';
-import { groupPrefix, subjectPrefix } from '../../src/mail/groups.js';
+import { groupPrefix, subjectPrefix } from '../../src/subsystems/groups.js';
 import { BUILTIN_RECIPES } from '../../src/recipes/load.js';
 import { loadTemplate } from '../../src/templates/render.js';
 

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadRecipe, recipeDirs } from '../../src/recipes/load.js';
-import { historyPrefix } from '../../src/mail/groups.js';
+import { historyPrefix } from '../../src/subsystems/groups.js';
 import { carriable, carriedOnRequest, decide, NO_ANSWERS, scanFacts, scanFile } from '../../src/recipes/static-key/scan.js';
 import { convertFlag } from '../../src/recipes/static-key/convert.js';
-import type { Route } from '../../src/mail/route.js';
+import type { Route } from '../../src/subsystems/route.js';
 import { planSeries, planSplit, type PlanInput } from '../../src/series/plan.js';
 import type { TemplateVars } from '../../src/templates/render.js';
 

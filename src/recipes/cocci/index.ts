@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { NoChangeError, RecipeError } from '../../errors.js';
 import { cocciRequest, diffFiles, locateScript, type DiffFile, type LocatedScript } from '../../edits/cocci.js';
-import { byTree, groupByMaintainers, type Group } from '../../mail/groups.js';
+import { byTree, groupFiles, type Group } from '../../subsystems/groups.js';
+import { batches, cite, rulesOf, saying } from '../../subsystems/profile.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 
@@ -23,12 +24,13 @@ export const cocci: RecipeCode = {
     const named = String(params.title);
     const title = (of: DiffFile[]) => named || titleOf(script, newCalls(of));
     // The header search and get_maintainer.pl runs are independent: side by side.
-    const [needs, grouped] = await Promise.all([includesNeeded(ctx, files), groupByMaintainers(ctx, files)]);
+    const [needs, grouped] = await Promise.all([includesNeeded(ctx, files), groupFiles(ctx, files, { by: 'driver', ...(params.prefix ? { prefix: String(params.prefix) } : {}) })]);
     const groups = grouped.map((g) => groupVars(g, title(g.files), needs));
-    const trees = byTree(groups);
-    // One folder names the series; several would make a name no one types (the tree's slug tells them apart).
-    const scope = paths.length === 1 ? paths[0]!.replace(/[^A-Za-z0-9._-]+/g, '-') : '';
     const name = script.inTree ? script.file : path.basename(script.file);
+    const { parts, notices } = await seriesParts(ctx, byTree(groups), params.force === true || params.rfc === true);
+    if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
+    const guessed = groups.filter((g) => g.confirmPrefix).map((g) => `${g.prefix} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
+    if (guessed.length) notices.push(`the tree has no history to learn subject prefixes from; confirm ${guessed.length === 1 ? 'this one' : `these ${guessed.length}`} or give --set prefix=...: ${guessed.join(', ')}`);
     return {
       scriptPath: script.inTree ? given : script.file,
       scriptName: name,
@@ -40,21 +42,61 @@ export const cocci: RecipeCode = {
       title: title(files),
       where,
       ...treeVars(groups),
-      suffix: scope,
+      suffix: '',
       treeName: '',
       subjectTag: '',
       others: [],
-      trees: trees.map((gs) => ({
-        ...treeVars(gs),
-        title: title(gs.flatMap((g) => g.diffs)),
-        treeName: gs[0]!.route.tree,
-        suffix: [scope, gs[0]!.route.slug].filter(Boolean).join('-'),
-        subjectTag: gs[0]!.route.tag ?? '',
-        others: trees.filter((o) => o !== gs).map((o) => ({ treeName: o[0]!.route.tree, ...treeVars(o) })),
+      part: 0,
+      partCount: 0,
+      rule: false,
+      notices,
+      trees: parts.map((p) => ({
+        ...treeVars(p.groups),
+        title: title(p.groups.flatMap((g) => g.diffs)),
+        treeName: p.groups[0]!.route.tree,
+        suffix: [p.groups[0]!.route.slug, p.count > 1 ? String(p.index) : ''].filter(Boolean).join('-'),
+        subjectTag: p.groups[0]!.route.tag ?? '',
+        part: p.count > 1 ? p.index : 0,
+        partCount: p.count > 1 ? p.count : 0,
+        rule: p.rule ?? false,
+        ...(p.rfc ? { rfc: true } : {}),
+        others: parts.filter((o) => o.groups[0]!.route.tree !== p.groups[0]!.route.tree && o.index === 1).map((o) => ({ treeName: o.groups[0]!.route.tree, ...treeVars(parts.filter((x) => x.groups[0]!.route.tree === o.groups[0]!.route.tree).flatMap((x) => x.groups)) })),
       })),
     };
   },
 };
+
+interface SeriesPart {
+  groups: GroupVars[];
+  /** 1-based; count > 1 when the tree's limit cut its patches into several series. */
+  index: number;
+  count: number;
+  /** The tree's rule this series is made against (a discouraged clean-up made with force or as an RFC), cited. */
+  rule?: string;
+  rfc?: boolean;
+}
+
+/**
+ * Each tree's patches as series its maintainers take: within the tree's series limit (the rest as later parts),
+ * and none for a tree that discourages stand-alone clean-ups unless `force` (the rule then named in its cover).
+ */
+async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: boolean): Promise<{ parts: SeriesPart[]; notices: string[] }> {
+  const parts: SeriesPart[] = [];
+  const notices: string[] = [];
+  for (const gs of trees) {
+    const rules = rulesOf(gs[0]!.route);
+    const discouraged = rules?.cleanups;
+    const rule = discouraged ? `${saying(discouraged.source)} (${await cite(discouraged.source, ctx.readFile)})` : undefined;
+    if (rule && !force) {
+      notices.push(`${gs[0]!.route.tree} is left out (${gs.length} patch${gs.length === 1 ? '' : 'es'}): ${rule}`);
+      continue;
+    }
+    const cut = batches(gs, rules?.seriesLimit?.max);
+    cut.forEach((groups, i) => parts.push({ groups, index: i + 1, count: cut.length, ...(rule ? { rule } : {}) }));
+    if (cut.length > 1) notices.push(`${gs[0]!.route.tree}: ${gs.length} patches are over its limit of ${rules!.seriesLimit!.max} (${await cite(rules!.seriesLimit!.source, ctx.readFile)}): ${cut.length} series to post one after another`);
+  }
+  return { parts, notices };
+}
 
 type GroupVars = ReturnType<typeof groupVars>;
 
@@ -62,8 +104,10 @@ function groupVars(g: Group<DiffFile>, title: string, needs: Map<string, Include
   const includes = g.files.flatMap((f) => needs.get(f.file) ?? []);
   return {
     includes,
-    headers: [...new Set(includes.map((i) => i.header))].sort().map((header) => ({ header, calls: [...new Set(includes.filter((i) => i.header === header).flatMap((i) => i.calls))].sort().map((c) => `${c}()`) })),
+    headers: [...new Set(includes.map((i) => i.header))].sort().map((header) => ({ header, files: includes.filter((i) => i.header === header).map((i) => i.file), calls: [...new Set(includes.filter((i) => i.header === header).flatMap((i) => i.calls))].sort().map((c) => `${c}()`) })),
     prefix: g.prefix,
+    prefixSource: g.prefixSource,
+    confirmPrefix: g.confirmPrefix,
     route: g.route,
     groupTitle: g.lower ? title[0]!.toLowerCase() + title.slice(1) : title,
     files: g.files.map((f) => ({ file: f.file, sites: f.sites })),

@@ -4,7 +4,7 @@ import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 import { convertFlag, type Conversion, type KeyFragments } from './convert.js';
 import { staticKeyVerifier } from './verify.js';
-import { historyPrefix, subjectPrefix } from '../../mail/groups.js';
+import { historyPrefix, subjectPrefix } from '../../subsystems/groups.js';
 
 export const staticKey: RecipeCode = {
   id: 'static-key',

@@ -3,7 +3,7 @@
 import { ParamError } from '../../../errors.js';
 import type { TemplateVars } from '../../../templates/render.js';
 import { describe, fragments } from '../index.js';
-import { subjectPrefix } from '../../../mail/groups.js';
+import { subjectPrefix } from '../../../subsystems/groups.js';
 import type { FlagCandidate } from '../scan.js';
 import { staticKeyVerifier } from '../verify.js';
 import { rateVars } from '../tree-wide/rates.js';

@@ -3,33 +3,59 @@
 // recipe that splits (static-keys, cocci) and by `kseries split`.
 import path from 'node:path';
 import type { Route } from './route.js';
+import { driverOf, type Driver } from './module-name.js';
+import { choosePrefix, historyPrefix, type LoggedCommit, type PrefixChoice, type PrefixSource } from './prefix.js';
+
+export { historyPrefix } from './prefix.js';
 
 /** get_maintainer.pl runs at once for a context whose routes carry no maintainers (more only contend for two cores). */
 const MAINTAINER_QUERIES = 4;
 
-/** What grouping asks of the tree: get_maintainer.pl's answers and a file's history (recipes' context has them). */
+/** What grouping asks of the tree: get_maintainer.pl's answers, files, and history (recipes' context has them). */
 export interface GroupServices {
   maintainersOf(file: string): Promise<string[]>;
   routeOf?(file: string): Promise<Route>;
   subjectsOf?(file: string): Promise<string[]>;
+  /** The latest commits of a folder, newest first, with the files each changed (none without history). */
+  folderLog?(folder: string): Promise<LoggedCommit[]>;
+  /** A file of the tree at the base (Makefiles, to name a file's driver). */
+  readFile?(file: string): Promise<string | undefined>;
+}
+
+/** What a group is cut by: the driver (module) a file builds into, or the set of maintainers it goes to. */
+export type GroupBy = 'driver' | 'maintainers';
+
+export interface GroupOptions<F> {
+  by?: GroupBy;
+  /** Keeps files apart that the caller wants apart (static-keys: RFC flags). */
+  key?: (f: F) => string;
+  /** The author's prefix for every group (--prefix). */
+  prefix?: string;
 }
 
 export interface Group<F extends { file: string }> {
-  /** The subject prefix: the files' history's, else their MAINTAINERS entry's, else one made from their paths. */
+  /** The subject prefix: the files' history's, else their folder's, else the conventions', MAINTAINERS' or path's. */
   prefix: string;
+  /** Where the prefix came from, and whether the author should confirm it (a guess on a tree without history). */
+  prefixSource: PrefixSource;
+  confirmPrefix: boolean;
   /** The subject's first word is lower case in the files' history ("memcg: convert ..."). */
   lower: boolean;
   tree: string;
   route: Route;
   maintainers: string[];
+  /** The driver the files build into (by: 'driver'). */
+  driver?: Driver;
   files: F[];
 }
 
 /**
- * One group per tree and set of maintainers (and `key`, when given: static-keys keeps RFC flags apart), in the order
- * of `files`; files no maintainer covers are grouped by folder.
+ * One group per tree and driver (the module a file builds into: one patch per driver, never a catch-all of
+ * unrelated ones), or per tree and set of maintainers, in the order of `files`; files no maintainer covers are
+ * grouped by folder.
  */
-export async function groupByMaintainers<F extends { file: string }>(ctx: GroupServices, files: F[], key: (f: F) => string = () => ''): Promise<Group<F>[]> {
+export async function groupFiles<F extends { file: string }>(ctx: GroupServices, files: F[], opts: GroupOptions<F> = {}): Promise<Group<F>[]> {
+  const key = opts.key ?? (() => '');
   // All at once: the tree's routing reads many files in one get_maintainer.pl run.
   const routes = await Promise.all(files.map((f) => routeFor(ctx, f.file)));
   const maintainers: string[][] = [];
@@ -37,32 +63,73 @@ export async function groupByMaintainers<F extends { file: string }>(ctx: GroupS
     // The route read the maintainers from the same get_maintainer.pl run; a context without them asks again.
     maintainers.push(...(await Promise.all(files.slice(i, i + MAINTAINER_QUERIES).map((f, j) => routes[i + j]!.maintainers ?? ctx.maintainersOf(f.file)))));
   }
-  const groups = new Map<string, { maintainers: string[]; route: Route; files: F[] }>();
+  const read = ctx.readFile;
+  const drivers = opts.by === 'driver' && read ? await Promise.all(files.map((f) => driverOf(f.file, read))) : undefined;
+  const groups = new Map<string, { maintainers: string[]; route: Route; driver?: Driver; files: F[] }>();
   files.forEach((f, i) => {
     const m = maintainers[i]!;
     const route = routes[i]!;
-    const id = `${route.tree}\n${key(f)}\n${m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`}`;
-    if (!groups.has(id)) groups.set(id, { maintainers: m, route, files: [] });
-    groups.get(id)!.files.push(f);
+    const driver = drivers?.[i];
+    const who = driver ? `${driver.dir}/${driver.name}` : m.length ? [...m].sort().join('\n') : `no maintainer: ${path.posix.dirname(f.file)}`;
+    const id = `${route.tree}\n${key(f)}\n${who}`;
+    if (!groups.has(id)) groups.set(id, { maintainers: m, route, ...(driver ? { driver } : {}), files: [] });
+    const g = groups.get(id)!;
+    g.files.push(f);
+    g.maintainers = [...new Set([...g.maintainers, ...m])];
   });
-  const entryPrefix = new Map(files.map((f, i) => [f.file, routes[i]!.prefix]));
   const subjects = await Promise.all(files.map(async (f) => (await ctx.subjectsOf?.(f.file)) ?? []));
-  const usual = new Map(files.map((f, i) => [f.file, historyPrefix(subjects[i]!)]));
-  const cases = new Map(files.map((f, i) => [f.file, historyCase(subjects[i]!)]));
-  return distinctPrefixes([...groups.values()].map((g) => {
-    const told = [...new Set(g.files.map((f) => usual.get(f.file)))];
-    const entry = [...new Set(g.files.map((f) => entryPrefix.get(f.file)))];
-    return {
-      prefix: told.length === 1 && told[0] ? told[0] : entry.length === 1 && entry[0] ? entry[0] : groupPrefix(g.files.map((f) => f.file)),
-      // A driver's prefix names the driver ("i2c: sprd"), unless its history says otherwise.
-      driver: !(told.length === 1 && told[0]) && entry.length === 1 && !!entry[0] && g.files.every((f) => /^drivers\/.*\.[ch]$/.test(f.file)),
-      lower: g.files.every((f) => cases.get(f.file) === 'lower'),
-      tree: g.route.tree,
-      route: g.route,
-      maintainers: g.maintainers,
-      files: g.files,
-    };
-  }));
+  const subjectsOf = new Map(files.map((f, i) => [f.file, subjects[i]!]));
+  const out = await Promise.all(
+    [...groups.values()].map(async (g) => {
+      const choice = await prefixOf(ctx, g, subjectsOf, opts.prefix);
+      return {
+        prefix: choice.prefix,
+        prefixSource: choice.source,
+        confirmPrefix: choice.confirm,
+        // A driver's prefix names the driver ("i2c: sprd"), unless its history says otherwise.
+        named: choice.source !== 'MAINTAINERS' || !g.files.every((f) => /^drivers\/.*\.[ch]$/.test(f.file)),
+        lower: g.files.every((f) => historyCase(subjectsOf.get(f.file)!) === 'lower'),
+        tree: g.route.tree,
+        route: g.route,
+        maintainers: g.maintainers,
+        ...(g.driver ? { driver: g.driver } : {}),
+        files: g.files,
+      };
+    }),
+  );
+  return distinctPrefixes(out);
+}
+
+/** @deprecated name: grouping by maintainers, as the static-keys recipe cuts its series. */
+export function groupByMaintainers<F extends { file: string }>(ctx: GroupServices, files: F[], key?: (f: F) => string): Promise<Group<F>[]> {
+  return groupFiles(ctx, files, { by: 'maintainers', ...(key ? { key } : {}) });
+}
+
+/** The prefix of a group: its files' history, else its driver's folder's, else a convention or a guess. */
+async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { route: Route; driver?: Driver; files: F[] }, subjectsOf: Map<string, string[]>, given?: string): Promise<PrefixChoice> {
+  const names = g.files.map((f) => f.file);
+  const told = [...new Set(names.map((f) => historyPrefix(subjectsOf.get(f)!)))];
+  const fileSubjects = told.length === 1 && told[0] ? subjectsOf.get(names.find((f) => historyPrefix(subjectsOf.get(f)!))!)! : [];
+  const driver = g.driver ?? { name: path.posix.basename(path.posix.dirname(names[0]!)), dir: path.posix.dirname(names[0]!) };
+  // The siblings of a driver with a folder of its own are the folders beside it; of a driver file, the files beside it.
+  const folder = g.driver && isOwnFolder(g.driver) ? path.posix.dirname(g.driver.dir) : driver.dir;
+  const folderLog = fileSubjects.length || !ctx.folderLog ? [] : await ctx.folderLog(folder);
+  const entry = [...new Set(g.files.map(() => g.route.prefix))];
+  return choosePrefix({
+    file: names[0]!,
+    driver,
+    ...(given ? { given } : {}),
+    fileSubjects,
+    folderLog,
+    folder,
+    ...(entry.length === 1 && entry[0] ? { entryPrefix: entry[0] } : {}),
+    pathPrefix: groupPrefix(names),
+  });
+}
+
+/** A driver with a folder of its own (drivers/net/can/spi/mcp251xfd/), not one file among many (drivers/gpio/gpio-mvebu.c). */
+function isOwnFolder(d: Driver): boolean {
+  return path.posix.basename(d.dir) === d.name || d.dir.split('/').length > 4;
 }
 
 /** The extensions a subject leaves out ("macro_checker.py": "macro_checker"); Kconfig.debug keeps its name. */
@@ -78,15 +145,15 @@ function withoutPrefix(stem: string, word: string): string {
 }
 
 /**
- * Groups of one tree whose prefixes are the same ("i2c" for every I2C driver), and drivers without a history to
- * follow, get the driver's name after it when their files say one ("i2c: mlxbf"): a series of patches with the
- * same subject is no series a maintainer can read.
+ * Groups of one tree whose prefixes are the same ("i2c" for every I2C driver), and groups whose prefix came from a
+ * MAINTAINERS entry's name, get the driver's name after it when their files say one ("i2c: mlxbf"): a series of
+ * patches with the same subject is no series a maintainer can read.
  */
-function distinctPrefixes<G extends { prefix: string; tree: string; driver: boolean; files: { file: string }[] }>(groups: G[]): Omit<G, 'driver'>[] {
+function distinctPrefixes<G extends { prefix: string; tree: string; named: boolean; files: { file: string }[] }>(groups: G[]): Omit<G, 'named'>[] {
   const seen = new Map<string, number>();
   for (const g of groups) seen.set(`${g.tree}\0${g.prefix}`, (seen.get(`${g.tree}\0${g.prefix}`) ?? 0) + 1);
-  return groups.map(({ driver, ...g }) => {
-    if (!driver && seen.get(`${g.tree}\0${g.prefix}`)! < 2) return g;
+  return groups.map(({ named, ...g }) => {
+    if (named && seen.get(`${g.tree}\0${g.prefix}`)! < 2) return g;
     const word = g.prefix.split(/[:/ ]+/).pop()!;
     const stems = [...new Set(g.files.map((f) => withoutPrefix(path.posix.basename(f.file).replace(SOURCE_EXTENSION, ''), word)))];
     const dirs = [...new Set(g.files.map((f) => path.posix.basename(path.posix.dirname(f.file))))];
@@ -133,22 +200,6 @@ export function subjectPrefix(file: string): string {
   // A driver is named by its subsystem: drivers/i2c/busses/i2c-st.c is "i2c: st".
   const dir = dirs[0] === 'drivers' && dirs.length > 1 ? dirs[1]! : dirs[dirs.length - 1]!;
   return `${dir}: ${withoutPrefix(stem, dir)}`;
-}
-
-/**
- * The prefix a file's own history uses most ("mm/memcontrol" from "mm/memcontrol: Fix ..."), the newest first among
- * equals; undefined without history. Reverts, merges and bracketed tags are skipped.
- */
-export function historyPrefix(subjects: string[]): string | undefined {
-  const counts = new Map<string, number>();
-  for (const s of subjects) {
-    if (/^(Revert|Merge|Reapply)\b/.test(s)) continue;
-    const m = /^((?:[\w.+/-]+: )*[\w.+/-]+): \S/.exec(s.replace(/^\[[^\]]*\]\s*/, ''));
-    if (m) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
-  }
-  let best: string | undefined;
-  for (const [p, n] of counts) if (best === undefined || n > counts.get(best)!) best = p;
-  return best;
 }
 
 /**

@@ -3,19 +3,11 @@
 // Pure: the script's output in, a route out.
 import path from 'node:path';
 
-/** One MAINTAINERS entry as get_maintainer.pl --sections prints it, the most specific first. */
-export interface MaintainersEntry {
-  name: string;
-  /** Its `T:` lines ("git git://git.kernel.org/pub/scm/linux/kernel/git/tip/tip.git timers/core"). */
-  trees: string[];
-  /** Its `M:` lines. */
-  maintainers: string[];
-  /** Its `L:` lines. */
-  lists: string[];
-}
+import { applyingEntry } from './applying-tree.js';
+import { TREES, type TreeRules } from './conventions.js';
+import { gitTrees, parseSections, repoOf, specificEntries, THE_REST, type MaintainersEntry } from './maintainers.js';
 
-/** The catch-all entry that covers every file (`F: *`): a file only it covers has no maintainer. */
-export const THE_REST = 'THE REST';
+export { parseSections, THE_REST, type MaintainersEntry } from './maintainers.js';
 
 export interface Route {
   /**
@@ -27,6 +19,10 @@ export interface Route {
   slug: string;
   /** The tree's tag in the subject ("[PATCH net-next]"), where its maintainers ask for one. */
   tag?: string;
+  /** The entry whose tree applies the patch (a driver's own, or its subsystem's). */
+  applyingEntry?: string;
+  /** The P: profile of the applying tree's entries ("Documentation/process/maintainer-netdev.rst"). */
+  profile?: string;
   /** The most specific entry; undefined when only THE REST covers the file. */
   entry?: string;
   /** A subject prefix the entry's name gives for this file ("clocksource", "memcg"), if any. */
@@ -38,24 +34,6 @@ export interface Route {
    * THE REST covers it), without the notes after a name: read from the same run, so grouping asks once per file.
    */
   maintainers?: string[];
-}
-
-export function parseSections(output: string): MaintainersEntry[] {
-  const entries: MaintainersEntry[] = [];
-  let current: MaintainersEntry | undefined;
-  for (const line of output.split('\n')) {
-    const field = /^([A-Z]):\s*(.*)$/.exec(line);
-    if (field && current) {
-      const [, key, value] = field;
-      if (key === 'T') current.trees.push(value!.trim());
-      else if (key === 'M') current.maintainers.push(value!.trim());
-      else if (key === 'L') current.lists.push(value!.trim());
-    } else if (line.trim() && !field) {
-      current = { name: line.trim(), trees: [], maintainers: [], lists: [] };
-      entries.push(current);
-    } else if (!line.trim()) current = undefined;
-  }
-  return entries;
 }
 
 /**
@@ -74,36 +52,41 @@ export function entriesPerFile(output: string, files: number): MaintainersEntry[
 }
 
 /**
- * The route of a patch to `file` from the entries that cover it. A networking tree is net-next (kseries' patches
- * are no fixes), tagged in the subject as Documentation/process/maintainer-netdev.rst asks.
+ * The route of a patch to `file` from the entries that cover it (get_maintainer.pl --sections, in its order) and,
+ * to tell a subsystem's drivers from a platform's, every MAINTAINERS entry (`all`). kseries' patches are new work:
+ * a tree with a fixes and a next branch gets the next one, and its tag ("[PATCH net-next]") where the tree asks.
  */
-export function routeOf(file: string, entries: MaintainersEntry[]): Route {
-  const specific = entries.filter((e) => e.name !== THE_REST);
-  const lists = [...new Set(entries.flatMap((e) => e.lists))];
+export function routeOf(file: string, entries: MaintainersEntry[], all?: MaintainersEntry[]): Route {
+  const specific = specificEntries(file, entries);
+  const lists = [...new Set([...specific, ...entries.filter((e) => e.name === THE_REST)].flatMap((e) => e.lists))];
   const maintainers = [...new Set(specific.flatMap((e) => e.maintainers).map((m) => m.replace(/\s+\([^()]*\)$/, '')))];
-  return { ...routeOfEntries(file, specific, lists), maintainers };
+  return { ...routeOfEntries(file, specific, all), lists, maintainers };
 }
 
-function routeOfEntries(file: string, specific: MaintainersEntry[], lists: string[]): Route {
+function routeOfEntries(file: string, specific: MaintainersEntry[], all: MaintainersEntry[] | undefined): Omit<Route, 'lists'> {
   const entry = specific[0]?.name;
   const prefix = entry ? entryPrefix(file, entry) : undefined;
-  const withTree = specific.find((e) => e.trees.some((t) => t.startsWith('git ')));
+  const applying = applyingEntry(specific, all);
   // An entry with several trees keeps one for fixes and one for new work (Intel's net-queue and next-queue): kseries'
   // patches are new work, so the tree that names "next" comes first, one that names "fixes" last.
   const rank = (t: string) => (/next/.test(t) ? 0 : /fixes|-rc\b|urgent/.test(t) ? 2 : 1);
-  const git = withTree?.trees.filter((t) => t.startsWith('git ')).sort((a, b) => rank(a) - rank(b))[0];
-  if (git) {
-    const [url, ...branch] = git.slice(4).trim().split(/\s+/);
-    const repo = url!.replace(/^.*\/scm\/linux\/kernel\/git\//, '').replace(/\.git$/, '');
-    // Networking subjects name the protocol or driver, else "net" (maintainer-netdev.rst's own examples).
-    if (/^netdev\/net(-next)?$/.test(repo)) return { tree: 'netdev/net-next', slug: 'net-next', tag: 'net-next', entry, prefix: prefix ?? 'net', lists };
+  const git = applying ? gitTrees(applying).sort((a, b) => rank(a) - rank(b))[0] : undefined;
+  if (applying && git) {
+    const [, ...branch] = git.split(/\s+/);
+    const repo = repoOf(git);
+    const rules = treeRules(repo, applying.profile);
+    const profile = applying.profile ?? specific.find((e) => e.profile && gitTrees(e).some((t) => repoOf(t) === repo))?.profile;
+    const common = { entry, prefix, applyingEntry: applying.name, ...(profile ? { profile } : {}) };
+    if (rules) return { tree: rules.repos[0]!, slug: rules.slug, ...(rules.tag ? { tag: rules.tag.next } : {}), ...common };
     const tree = [repo, ...branch].join(' ');
     // Many maintainers keep a "linux.git" of their own: "brgl/linux" is named by its owner too.
-    const name = /^linux(\.git)?$/.test(path.posix.basename(repo)) ? repo.replace(/\//g, '-') : path.posix.basename(repo);
-    return { tree, slug: slug([name, ...branch].join('-')), entry, prefix, lists };
+    const base = path.posix.basename(repo);
+    const owner = repo.split('/').slice(-2, -1)[0];
+    const name = /^linux$/.test(base) && owner ? `${owner}-linux` : base;
+    return { tree, slug: slug([name, ...branch].join('-')), ...common };
   }
-  if (entry) return { tree: entry, slug: slug(entry.split(/[^A-Za-z0-9]+/).find(Boolean) ?? entry), entry, prefix, lists };
-  return { tree: 'torvalds/linux', slug: 'linux', lists };
+  if (entry) return { tree: entry, slug: slug(entry.split(/[^A-Za-z0-9]+/).find(Boolean) ?? entry), entry, prefix };
+  return { tree: 'torvalds/linux', slug: 'linux' };
 }
 
 /**
@@ -128,4 +111,9 @@ const GENERIC = new Set(['general', 'core', 'drivers', 'misc', 'other', 'common'
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+/** The rules table's entry for a repository (or for the profile its entry names), if the table has one. */
+export function treeRules(repo: string, profile?: string): TreeRules | undefined {
+  return TREES.find((t) => t.repos.includes(repo)) ?? (profile ? TREES.find((t) => t.profile === profile) : undefined);
 }

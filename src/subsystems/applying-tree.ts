@@ -1,0 +1,35 @@
+// Which MAINTAINERS entry's tree applies a patch to a file. Not simply the most specific entry with a `T:`: platform
+// and core entries list driver folders of other subsystems too (ARM/CORTINA SYSTEMS GEMINI lists
+// drivers/net/ethernet/cortina/, Hyper-V/Azure CORE AND DRIVERS lists drivers/net/hyperv/), and those drivers go
+// through the subsystem's tree. The decision order (README, "Which tree applies a patch"):
+//   1. Entries that cover the file by an F: pattern, the most specific first; N:-only (keyword) matches are out.
+//   2. The subsystem: the least specific of them with a git tree (NETWORKING DRIVERS for drivers/net/).
+//   3. Its scope: the code folders of every MAINTAINERS entry that shares one of its repositories (netdev's trees
+//      take drivers/net/ and net/ alike).
+//   4. The tree of the most specific entry with a git tree whose code folders all lie within that scope (a driver's
+//      own tree: ath, rtw, iwlwifi, can-next, wpan-next, Intel's next-queue); the subsystem's when there is none.
+// Pure: entries in, an entry out.
+import { gitTrees, repoOf, type MaintainersEntry } from './maintainers.js';
+
+/** F: patterns that are no code of a subsystem's own: bindings, headers, docs, tools a driver entry lists too. */
+const NOT_CODE = /^(Documentation|include|tools|samples|scripts|LICENSES|usr)\/|\/include\/|^MAINTAINERS$|\.(rst|txt|yaml)$/;
+
+/** The code folders and files an entry lists. */
+export function codePatterns(entry: MaintainersEntry): string[] {
+  return (entry.files ?? []).filter((f) => !NOT_CODE.test(f));
+}
+
+/**
+ * The entry whose tree applies patches to `file`, from its covering entries (`specific`, the most specific first,
+ * THE REST and keyword matches left out) and, to find a subsystem's scope, every MAINTAINERS entry (`all`; the
+ * covering entries when the caller has no MAINTAINERS at hand).
+ */
+export function applyingEntry(specific: MaintainersEntry[], all: MaintainersEntry[] = specific): MaintainersEntry | undefined {
+  const withTree = specific.filter((e) => gitTrees(e).length > 0);
+  const subsystem = withTree[withTree.length - 1];
+  if (!subsystem) return undefined;
+  const repos = new Set(gitTrees(subsystem).map(repoOf));
+  const scope = all.filter((e) => gitTrees(e).some((t) => repos.has(repoOf(t)))).flatMap(codePatterns);
+  const within = (p: string) => scope.some((s) => p === s || (s.endsWith('/') ? p.startsWith(s) : p.startsWith(`${s}/`)));
+  return withTree.find((e) => e === subsystem || codePatterns(e).every(within)) ?? subsystem;
+}

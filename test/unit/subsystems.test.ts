@@ -1,0 +1,71 @@
+// Subsystem knowledge: which driver a file builds into (Kbuild Makefiles), the prefix its subsystem writes, the
+// rules of the tree it goes to. Makefiles are written here in the shapes 6.12's use.
+import { expect, test } from 'vitest';
+import { driverOf, moduleOf } from '../../src/subsystems/module-name.js';
+import { choosePrefix, folderForm, historyPrefix } from '../../src/subsystems/prefix.js';
+import { batches, cite, rulesOf } from '../../src/subsystems/profile.js';
+
+const tree = (files: Record<string, string>) => async (f: string) => files[f];
+
+test("a file's driver is the module its Makefile line puts it in", async () => {
+  expect(moduleOf('obj-$(CONFIG_R8169) += r8169.o\nr8169-y += r8169_main.o r8169_firmware.o \\\n\tr8169_phy_config.o\n', 'r8169_phy_config.o')).toBe('r8169');
+  expect(moduleOf('obj-$(CONFIG_TUN) += tun.o\n', 'tun.o')).toBe('tun');
+  // A list another composite takes in (bonding's proc-y) is the outer module's part.
+  expect(moduleOf('obj-$(CONFIG_BONDING) += bonding.o\nbonding-objs := bond_main.o\nproc-$(CONFIG_PROC_FS) += bond_procfs.o\nbonding-objs += $(proc-y)\n', 'bond_procfs.o')).toBe('bonding');
+  expect(moduleOf('obj-y += a.o\n', 'b.o')).toBeUndefined();
+  // A Makefile one folder up names the file with its folder (mlx5/core/Makefile: en/rx.o).
+  const read = tree({ 'drivers/x/core/Makefile': 'obj-$(CONFIG_X) += x_core.o\nx_core-y := main.o en/rx.o\n' });
+  expect(await driverOf('drivers/x/core/en/rx.c', read)).toEqual({ name: 'x_core', dir: 'drivers/x/core' });
+  // A folder whose every module starts with its name is one driver: rtw89_core and rtw89_8852b are rtw89.
+  const rtw = tree({ 'w/rtw89/Makefile': 'obj-$(CONFIG_RTW89_CORE) += rtw89_core.o\nrtw89_core-y += core.o\nobj-$(CONFIG_RTW89_8852B) += rtw89_8852b.o\nrtw89_8852b-objs := rtw8852b.o rtw8852b_rfk.o\n' });
+  expect(await driverOf('w/rtw89/rtw8852b_rfk.c', rtw)).toEqual({ name: 'rtw89', dir: 'w/rtw89' });
+  expect(await driverOf('w/rtw89/core.h', rtw)).toEqual({ name: 'rtw89', dir: 'w/rtw89' });
+  // No Makefile names it: a .c file is its own driver.
+  expect(await driverOf('drivers/gpio/gpio-foo.c', tree({}))).toEqual({ name: 'gpio-foo', dir: 'drivers/gpio' });
+});
+
+test('prefixes: the file history first, then the form its folder gives its drivers, then the conventions', () => {
+  const base = { file: 'drivers/gpio/gpio-mvebu.c', driver: { name: 'gpio-mvebu', dir: 'drivers/gpio' }, folder: 'drivers/gpio', pathPrefix: 'gpio: mvebu' };
+  expect(historyPrefix(['gpio: mvebu: fix irq', 'Revert "x"', 'gpio: mvebu: add pwm', 'gpio: use foo'])).toBe('gpio: mvebu');
+  expect(choosePrefix({ ...base, fileSubjects: ['gpio: mvebu: fix irq'], folderLog: [] })).toEqual({ prefix: 'gpio: mvebu', source: 'file history', confirm: false });
+  // Siblings' subjects: "gpio: pca953x: ..." on gpio-pca953x.c is the form "gpio: {driver}".
+  const log = [
+    { subject: 'gpio: pca953x: fix pin count', files: ['drivers/gpio/gpio-pca953x.c'] },
+    { subject: 'gpio: aggregator: simplify', files: ['drivers/gpio/gpio-aggregator.c'] },
+    { subject: 'gpiolib: make foo', files: ['drivers/gpio/gpiolib.c', 'drivers/gpio/gpio-sim.c'] },
+  ];
+  expect(folderForm(log, 'drivers/gpio')).toBe('gpio: {driver}');
+  expect(choosePrefix({ ...base, fileSubjects: [], folderLog: log })).toEqual({ prefix: 'gpio: mvebu', source: 'folder history', confirm: false });
+  // A tree without history: the conventions, a guess to confirm.
+  expect(choosePrefix({ ...base, fileSubjects: [], folderLog: [] })).toEqual({ prefix: 'gpio: mvebu', source: 'convention', confirm: true });
+  const ath = { file: 'drivers/net/wireless/ath/ath11k/mac.c', driver: { name: 'ath11k', dir: 'drivers/net/wireless/ath/ath11k' }, folder: 'drivers/net/wireless/ath', pathPrefix: 'ath11k' };
+  expect(choosePrefix({ ...ath, fileSubjects: [], folderLog: [] }).prefix).toBe('wifi: ath11k');
+  const mlx5 = { file: 'drivers/net/ethernet/mellanox/mlx5/core/main.c', driver: { name: 'mlx5_core', dir: 'drivers/net/ethernet/mellanox/mlx5/core' }, folder: 'drivers/net/ethernet/mellanox/mlx5', pathPrefix: 'mlx5' };
+  expect(choosePrefix({ ...mlx5, fileSubjects: [], folderLog: [] }).prefix).toBe('net/mlx5');
+  expect(choosePrefix({ ...mlx5, given: 'net/mlx5e', fileSubjects: ['net/mlx5: x'], folderLog: [] })).toEqual({ prefix: 'net/mlx5e', source: 'given', confirm: false });
+  // Outside the table: the MAINTAINERS entry's word, else the path.
+  expect(choosePrefix({ file: 'mm/percpu.c', driver: { name: 'percpu', dir: 'mm' }, folder: 'mm', pathPrefix: 'mm: percpu', entryPrefix: 'percpu', fileSubjects: [], folderLog: [] })).toEqual({ prefix: 'percpu', source: 'MAINTAINERS', confirm: true });
+});
+
+test("a tree's rules: netdev's limit, tag, column limit and clean-up policy, each citing where it is written", async () => {
+  const netdev = rulesOf({ tree: 'netdev/net-next' })!;
+  expect(netdev.seriesLimit!.max).toBe(15);
+  expect(netdev.tag!.next).toBe('net-next');
+  expect(netdev.columns!.max).toBe(80);
+  const doc = ['tl;dr', '', 'Avoid sending series longer than 15 patches. Larger series', '', 'Netdev discourages patches which perform simple clean-ups, which are not in'].join('\n');
+  const read = tree({ 'Documentation/process/maintainer-netdev.rst': doc });
+  expect(await cite(netdev.seriesLimit!.source, read)).toBe('Documentation/process/maintainer-netdev.rst:3');
+  expect(await cite(netdev.cleanups!.source, read)).toBe('Documentation/process/maintainer-netdev.rst:5');
+  expect(await cite(netdev.columns!.source, read)).toMatch(/^https:\/\//);
+  // A profile named by P: finds the rules of a tree the table names otherwise.
+  expect(rulesOf({ tree: 'some/tree', profile: 'Documentation/process/maintainer-netdev.rst' })?.slug).toBe('net-next');
+  expect(rulesOf({ tree: 'broonie/spi' })).toBeUndefined();
+});
+
+test('a series over its limit becomes parts of nearly equal size, in order', () => {
+  const n = (k: number) => Array.from({ length: k }, (_, i) => i);
+  expect(batches(n(15), 15)).toEqual([n(15)]);
+  expect(batches(n(54), 15).map((b) => b.length)).toEqual([14, 14, 14, 12]);
+  expect(batches(n(54), 15).flat()).toEqual(n(54));
+  expect(batches(n(40), undefined)).toHaveLength(1);
+});
