@@ -7,6 +7,8 @@ import { getHeader, splitMail } from '../../mail/headers.js';
 import { runGetMaintainer } from '../../tools/kernel-scripts.js';
 import type { KernelTree } from '../../tree/tree.js';
 import type { PatchCheck } from '../plugins.js';
+import { rangeRules, treeRuleProblems } from '../tree-rules.js';
+import { readAtCommit } from '../../tools/git.js';
 import { checkIdentity, checkMessage, checkRecipients, checkSeries, type Problem } from '../rules.js';
 
 /** A review's fate of a patch (kept with its problems): its reply and b4's apply entry say it, not as something to fix. */
@@ -25,9 +27,16 @@ export const rulesCheck: PatchCheck<'problems'> = {
     /** Whom get_maintainer.pl names for patches that were never addressed (format-patch without --to/--cc). */
     const unaddressed = new Set<string>();
     const out: Problem[][] = [];
+    // The tree the range goes to, and its rules (routing runs get_maintainer.pl once for all files).
+    const found = await rangeRules(opts.tree, opts.base, r.mails).catch(() => undefined);
+    const subjects = commits.map((_, i) => {
+      const mailed = opts.mails?.get(i + 1);
+      return mailed ? getHeader(splitMail(mailed).headers, 'Subject')?.replace(/\s+/g, ' ') : undefined;
+    });
+    const ofTree = found ? await treeRuleProblems((f) => readAtCommit(opts.tree.root, opts.base, f), found, r.mails, subjects) : undefined;
     for (const [i, c] of commits.entries()) {
       r.step(i + 1, 'rules', 'start');
-      const problems = checkMessage(c);
+      const problems = [...checkMessage(c), ...(ofTree?.patches[i] ?? [])];
       const mail = opts.mails?.get(i + 1);
       if (mail) {
         const headers = splitMail(mail).headers;
@@ -42,7 +51,9 @@ export const rulesCheck: PatchCheck<'problems'> = {
       out.push(problems);
       for (const w of checkIdentity(c)) r.identity.add(w);
     }
-    r.seriesProblems.push(...checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true, opts.mailedParts));
+    // The tree's own limit, where it has one, says what the general one would.
+    const general = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true, opts.mailedParts);
+    r.seriesProblems.push(...general.filter((p) => !(p.kind === 'series-length' && ofTree?.series.length)), ...(ofTree?.series ?? []));
     if (unaddressed.size) r.seriesProblems.push({ kind: 'recipients-unset', severity: 'note', message: `the patches are addressed to nobody yet (no To or Cc); get_maintainer.pl would add ${[...unaddressed].join(', ')}` });
     return out;
   },
