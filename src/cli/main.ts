@@ -96,20 +96,21 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         }),
       ),
     )
-    .command('split [range]', 'cut a change you made into one series per maintainer tree, one patch per group', (y: Argv) =>
+    .command('split [range]', 'cut a change you made into one series per tree that applies it, one patch per driver', (y: Argv) =>
       y
         .positional('range', { type: 'string', coerce: checks.text('range'), describe: 'a commit (its parent..it) or a range A..B (default with --worktree: your uncommitted changes)' })
         .option('worktree', { type: 'boolean', default: false, describe: "the checkout's uncommitted changes to tracked files, against HEAD" })
-        .option('by', { type: 'string', choices: ['group', 'tree', 'file'] as const, default: 'group' as const, describe: 'one patch per group of maintainers (default), per tree, or per file' })
+        .option('by', { type: 'string', choices: ['group', 'tree', 'file'] as const, default: 'group' as const, describe: 'one patch per driver (default: the module each file builds into), per tree, or per file' })
         .option('subject', { type: 'string', coerce: checks.text('--subject'), describe: 'Handlebars template of each subject (default "{{prefix}}: {{title}}"; variables title, prefix, files, treeName, body, needs)' })
         .option('body', { type: 'string', coerce: checks.text('--body'), describe: 'Handlebars template of each message body (default: the commit\'s body, and what the patch needs of earlier ones)' })
         .option('series', { type: 'string', coerce: checks.text('--series'), describe: 'name of the series (default split-<title>); one per tree gets the tree after it' })
+        .option('prefix', { type: 'string', coerce: checks.text('--prefix'), describe: "subject prefix of every patch (default: the files' history, else the subsystem's conventions and the driver's name)" })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'author "Name <email>" (default: git config)' })
         .option('v', opt.version('version to create, a positive integer (default: next)'))
         .example('$0 split HEAD', 'your last commit, one series per tree that takes its files')
         .example('$0 split --worktree --subject "{{prefix}}: Use str_on_off()" --body "The helper says it in one word."', 'your uncommitted changes')
         .example('$0 split v6.12..my-branch --by tree --subject "{{prefix}}: Drop foo" --body "foo() has no caller."', 'several commits as one change, a patch per tree'),
-      run(async (g, a) => (await import('../commands/series.js')).split(io, g, { range: a.range, worktree: a.worktree, by: a.by, subject: a.subject, body: a.body, series: a.series, from: a.from, version: a.v })),
+      run(async (g, a) => (await import('../commands/series.js')).split(io, g, { range: a.range, worktree: a.worktree, by: a.by, subject: a.subject, body: a.body, series: a.series, prefix: a.prefix, from: a.from, version: a.v })),
     )
     .command('series', 'list generated series and their versions', {}, run(async (g) => (await import('../commands/series.js')).series(io, g)))
     .command('emit [series]', 'write out/<series>/v<N>/: patches, cover letter, series.mbox', (y: Argv) =>

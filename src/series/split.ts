@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { FileChange } from '../edits/overlay.js';
-import { byTree, groupByMaintainers, subjectPrefix, type Group } from '../subsystems/groups.js';
+import { byTree, groupFiles, subjectPrefix, type Group, type GroupServices } from '../subsystems/groups.js';
+import { batches, rulesOf } from '../subsystems/profile.js';
 import { compileTemplate, wrapParagraphs, type TemplateVars } from '../templates/render.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { authorIdent } from '../tree/identity.js';
@@ -29,6 +30,8 @@ export interface SplitOptions {
   body?: string;
   /** The series' name; one per tree gets the tree's name after it. */
   series?: string;
+  /** The subject prefix of every patch (default: history, else the subsystem's conventions). */
+  prefix?: string;
   from?: string;
   version?: number;
 }
@@ -51,12 +54,13 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   if (!title && !opts.subject) throw new UsageError(`split ${opts.range ?? '--worktree'}: no one commit says what the change is`, 'name it: --subject "{{prefix}}: Use foo()" (several commits and --worktree need one)');
   // submitting-patches.rst: "Describe your changes" — checkpatch warns of a patch without a word of why.
   if (!change.body && !opts.body) throw new UsageError(`split ${opts.range ?? '--worktree'}: its patches would say nothing of why (${change.title ? 'the commit has no body' : 'no one commit gives a message'})`, 'give one: --body "..." (variables: prefix, files, treeName, body), or reword the commit with a body');
-  const services = await treeServices(tree, change.base);
-  const groups = await cut(services, change.files, opts.by);
+  const services = { ...(await treeServices(tree, change.base)), readFile: (f: string) => readAtCommit(tree.root, change.base, f) };
+  const groups = await cut(services, change.files, opts.by, opts.prefix);
   const ordered = withDependencies(groups);
-  const trees = byTree(ordered);
+  // Each tree's patches within its series limit: the rest are later parts (dependencies keep their order).
+  const trees = byTree(ordered).flatMap((gs) => batches(gs, rulesOf(gs[0]!.route)?.seriesLimit?.max).map((part, i, all) => Object.assign(part, { part: all.length > 1 ? i + 1 : 0 })));
   const name = opts.series ?? `split-${slug(title ?? opts.subject!)}`;
-  const names = distinctNames(trees.map((gs) => (trees.length === 1 ? name : `${name}-${gs[0]!.route.slug || 'linux'}`)));
+  const names = distinctNames(trees.map((gs) => [trees.length === 1 ? name : `${name}-${gs[0]!.route.slug || 'linux'}`, gs.part ? String(gs.part) : ''].filter(Boolean).join('-')));
   const subject = compileTemplate(opts.subject ?? '{{prefix}}: {{title}}', '--subject');
   const body = compileTemplate(opts.body ?? '{{body}}{{#if needs}}\n\n{{needs}}{{/if}}', '--body');
   const author = await authorIdent(tree, change.author ?? opts.from);
@@ -124,8 +128,9 @@ async function changedFiles(tree: KernelTree, revs: string[]): Promise<string[]>
 type SplitGroup = Needing<Group<FileChange>>;
 
 /** The groups of maintainers, or one per tree, or one per file. */
-async function cut(services: Awaited<ReturnType<typeof treeServices>>, files: FileChange[], by: SplitBy): Promise<Group<FileChange>[]> {
-  const groups = await groupByMaintainers(services, files);
+async function cut(services: GroupServices, files: FileChange[], by: SplitBy, prefix?: string): Promise<Group<FileChange>[]> {
+  // One patch per driver: a group of maintainers may hold many unrelated drivers.
+  const groups = await groupFiles(services, files, { by: 'driver', ...(prefix ? { prefix } : {}) });
   if (by === 'group') return groups;
   if (by === 'file') return groups.flatMap((g) => g.files.map((f) => ({ ...g, files: [f], prefix: g.files.length === 1 ? g.prefix : subjectPrefix(f.file) })));
   return byTree(groups).map((gs) => ({ ...gs[0]!, files: gs.flatMap((g) => g.files), prefix: gs.length === 1 ? gs[0]!.prefix : commonPrefix(gs.map((g) => g.prefix)) }));

@@ -75,9 +75,11 @@ function modulesBuilt(makefile: string): string[] {
 
 /**
  * A folder that is one driver's, whatever modules it splits into (rtw89_core, rtw89_pci, rtw89_8852b... in rtw89/;
- * ath9k, ath9k_hw, ath9k_htc in ath9k/): every module its Makefile builds starts with the folder's name.
+ * ath9k, ath9k_hw, ath9k_htc in ath9k/): every module its Makefile builds starts with the folder's name. A
+ * subsystem's own folder (drivers/gpio, drivers/spi: gpio-*.o, spi-*.o) is many drivers, and sits higher up.
  */
 function ownFolderName(makefile: string, dir: string): string | undefined {
+  if (dir.split('/').length < 4) return undefined;
   const name = dir.split('/').pop()!;
   const built = modulesBuilt(makefile);
   return built.length > 0 && built.every((m) => m.startsWith(name)) ? name : undefined;

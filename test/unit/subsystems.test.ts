@@ -17,9 +17,12 @@ test("a file's driver is the module its Makefile line puts it in", async () => {
   const read = tree({ 'drivers/x/core/Makefile': 'obj-$(CONFIG_X) += x_core.o\nx_core-y := main.o en/rx.o\n' });
   expect(await driverOf('drivers/x/core/en/rx.c', read)).toEqual({ name: 'x_core', dir: 'drivers/x/core' });
   // A folder whose every module starts with its name is one driver: rtw89_core and rtw89_8852b are rtw89.
-  const rtw = tree({ 'w/rtw89/Makefile': 'obj-$(CONFIG_RTW89_CORE) += rtw89_core.o\nrtw89_core-y += core.o\nobj-$(CONFIG_RTW89_8852B) += rtw89_8852b.o\nrtw89_8852b-objs := rtw8852b.o rtw8852b_rfk.o\n' });
-  expect(await driverOf('w/rtw89/rtw8852b_rfk.c', rtw)).toEqual({ name: 'rtw89', dir: 'w/rtw89' });
-  expect(await driverOf('w/rtw89/core.h', rtw)).toEqual({ name: 'rtw89', dir: 'w/rtw89' });
+  const gpio = tree({ 'drivers/gpio/Makefile': 'obj-$(CONFIG_GPIOLIB) += gpiolib.o\nobj-$(CONFIG_GPIO_WCOVE) += gpio-wcove.o\n' });
+  // A subsystem's folder is many drivers, though their modules share a word.
+  expect(await driverOf('drivers/gpio/gpio-wcove.c', gpio)).toEqual({ name: 'gpio-wcove', dir: 'drivers/gpio' });
+  const rtw = tree({ 'w/x/y/rtw89/Makefile': 'obj-$(CONFIG_RTW89_CORE) += rtw89_core.o\nrtw89_core-y += core.o\nobj-$(CONFIG_RTW89_8852B) += rtw89_8852b.o\nrtw89_8852b-objs := rtw8852b.o rtw8852b_rfk.o\n' });
+  expect(await driverOf('w/x/y/rtw89/rtw8852b_rfk.c', rtw)).toEqual({ name: 'rtw89', dir: 'w/x/y/rtw89' });
+  expect(await driverOf('w/x/y/rtw89/core.h', rtw)).toEqual({ name: 'rtw89', dir: 'w/x/y/rtw89' });
   // No Makefile names it: a .c file is its own driver.
   expect(await driverOf('drivers/gpio/gpio-foo.c', tree({}))).toEqual({ name: 'gpio-foo', dir: 'drivers/gpio' });
 });
