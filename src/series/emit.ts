@@ -7,7 +7,10 @@ import { patchChecks, seriesResultsOf } from '../check/plugins.js';
 import type { CheckReport } from '../check/report.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
-import { gitRaw } from '../tools/git.js';
+import { gitRaw, readAtCommit } from '../tools/git.js';
+import { parseSections } from '../subsystems/maintainers.js';
+import { withoutKeywordOnly } from '../subsystems/recipients.js';
+import { mailFiles } from '../check/tree-rules.js';
 import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
@@ -87,9 +90,13 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
     const files = fs.readdirSync(staging).filter((f) => f.endsWith('.patch')).sort();
 
     const useGit = opts.useGitHistory ?? (await hasHistory(tree));
-    const recipients = await mapLimit(files, os.cpus().length, async (f) =>
-      f.includes('0000-cover-letter') ? undefined : runGetMaintainer(tree.root, path.join(staging, f), { useGit }),
-    );
+    const entries = parseSections((await readAtCommit(tree.root, rec.base, 'MAINTAINERS')) ?? '');
+    const recipients = await mapLimit(files, os.cpus().length, async (f) => {
+      if (f.includes('0000-cover-letter')) return undefined;
+      const file = path.join(staging, f);
+      // Not the people of an entry that names a patch's file only by an N: keyword.
+      return withoutKeywordOnly(await runGetMaintainer(tree.root, file, { useGit }), mailFiles(fs.readFileSync(file, 'utf8')), entries);
+    });
     const patchRecipients = recipients.filter((r): r is Recipients => r !== undefined);
     const union = {
       to: unique(patchRecipients.flatMap((r) => r.to)),

@@ -108,6 +108,8 @@ export function patchLineMap(patch: string): Map<number, { file: string; line: n
 export interface Recipients {
   to: string[];
   cc: string[];
+  /** The MAINTAINERS entries get_maintainer.pl named each address for ("maintainer:NETWORKING DRIVERS" gives the entry). */
+  entries?: Record<string, string[]>;
 }
 
 /** get_maintainer.pl for one patch file: maintainers (and supporters) To, lists and reviewers Cc. */
@@ -143,14 +145,20 @@ export async function runGetMaintainerGit(treeRoot: string, file: string): Promi
 export function parseGetMaintainer(output: string): Recipients {
   const to: string[] = [];
   const cc: string[] = [];
+  const entries: Record<string, string[]> = {};
   for (const line of output.split('\n').map((l) => l.trim()).filter(Boolean)) {
     const m = /^(.*?)\s+\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(line);
     const address = m ? m[1]! : line;
     const role = m ? m[2]! : '';
     if (!address.includes('@')) continue;
     (/^(maintainer|supporter|odd fixer|chief penguin)/i.test(role) ? to : cc).push(address);
+    // "supporter:ARM/Microchip (AT91) SoC support" names an entry; "open list" and commit statistics name none.
+    for (const part of role.split(/,(?=[a-z_ ]+:)/)) {
+      const named = /^(?:maintainer|supporter|odd fixer|reviewer|open list|moderated list|subscriber list|list):(.+)$/i.exec(part)?.[1];
+      entries[address] = [...(entries[address] ?? []), ...(named ? [named.trim()] : [''])];
+    }
   }
-  return { to: unique(to), cc: unique(cc).filter((a) => !to.includes(a)) };
+  return { to: unique(to), cc: unique(cc).filter((a) => !to.includes(a)), entries };
 }
 
 export function unique(list: readonly string[]): string[] {

@@ -28,7 +28,7 @@ test('get_maintainer output: maintainers To, reviewers and lists Cc', () => {
     'linux-kernel@vger.kernel.org (open list)',
     'Someone <s@x.org> (supporter:SOME DRIVER)',
   ].join('\n');
-  expect(parseGetMaintainer(out)).toEqual({
+  expect(parseGetMaintainer(out)).toMatchObject({
     to: ['Johannes Weiner <hannes@cmpxchg.org>', 'Andrew Morton <akpm@linux-foundation.org>', 'Someone <s@x.org>'],
     cc: ['Muchun Song <muchun.song@linux.dev>', 'cgroups@vger.kernel.org', 'linux-kernel@vger.kernel.org'],
   });

@@ -72,3 +72,23 @@ test('a series over its limit becomes parts of nearly equal size, in order', () 
   expect(batches(n(54), 15).flat()).toEqual(n(54));
   expect(batches(n(40), undefined)).toHaveLength(1);
 });
+
+test("recipients: the people of an entry that names the file only by an N: keyword are left out (AT91's atmel)", async () => {
+  const { parseGetMaintainer } = await import('../../src/tools/kernel-scripts.js');
+  const { parseSections } = await import('../../src/subsystems/maintainers.js');
+  const { withoutKeywordOnly } = await import('../../src/subsystems/recipients.js');
+  // get_maintainer.pl's answer for a patch to drivers/net/wireless/atmel/at76c50x-usb.c (6.12).
+  const r = parseGetMaintainer([
+    'Kalle Valo <kvalo@kernel.org> (maintainer:NETWORKING DRIVERS (WIRELESS))',
+    'Nicolas Ferre <nicolas.ferre@microchip.com> (supporter:ARM/Microchip (AT91) SoC support)',
+    'linux-wireless@vger.kernel.org (open list:NETWORKING DRIVERS (WIRELESS))',
+    'linux-arm-kernel@lists.infradead.org (moderated list:ARM/Microchip (AT91) SoC support)',
+    'linux-kernel@vger.kernel.org (open list)',
+  ].join('\n'));
+  const all = parseSections('NETWORKING DRIVERS (WIRELESS)\nM:\tKalle Valo <kvalo@kernel.org>\nF:\tdrivers/net/wireless/\n\nARM/Microchip (AT91) SoC support\nM:\tNicolas Ferre <nicolas.ferre@microchip.com>\nF:\tarch/arm/mach-at91/\nN:\tatmel\n');
+  const kept = withoutKeywordOnly(r, ['drivers/net/wireless/atmel/at76c50x-usb.c'], all);
+  expect(kept.to).toEqual(['Kalle Valo <kvalo@kernel.org>']);
+  expect(kept.cc).toEqual(['linux-wireless@vger.kernel.org', 'linux-kernel@vger.kernel.org']);
+  // For a file the AT91 entry covers by F:, its people stay (and the wireless entry's go).
+  expect(withoutKeywordOnly(r, ['arch/arm/mach-at91/pm.c'], all).to).toEqual(['Nicolas Ferre <nicolas.ferre@microchip.com>']);
+});
