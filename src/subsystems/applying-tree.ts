@@ -6,8 +6,9 @@
 //   2. The subsystem: the least specific of them with a git tree (NETWORKING DRIVERS for drivers/net/).
 //   3. Its scope: the code folders of every MAINTAINERS entry that shares one of its repositories (netdev's trees
 //      take drivers/net/ and net/ alike).
-//   4. The tree of the most specific entry with a git tree whose code folders all lie within that scope (a driver's
-//      own tree: ath, rtw, iwlwifi, can-next, wpan-next, Intel's next-queue); the subsystem's when there is none.
+//   4. The tree of the most specific entry with a git tree whose code lies mostly within that scope, at least half of
+//      its code patterns (a driver's own tree: ath, rtw, iwlwifi, can-next — which lists drivers/phy's CAN
+//      transceiver too —, wpan-next, Intel's next-queue); the subsystem's when there is none.
 // Pure: entries in, an entry out.
 import { gitTrees, repoOf, type MaintainersEntry } from './maintainers.js';
 
@@ -31,5 +32,9 @@ export function applyingEntry(specific: MaintainersEntry[], all: MaintainersEntr
   const repos = new Set(gitTrees(subsystem).map(repoOf));
   const scope = all.filter((e) => gitTrees(e).some((t) => repos.has(repoOf(t)))).flatMap(codePatterns);
   const within = (p: string) => scope.some((s) => p === s || (s.endsWith('/') ? p.startsWith(s) : p.startsWith(`${s}/`)));
-  return withTree.find((e) => e === subsystem || codePatterns(e).every(within)) ?? subsystem;
+  const mostlyWithin = (e: MaintainersEntry) => {
+    const code = codePatterns(e);
+    return code.filter(within).length * 2 >= code.length;
+  };
+  return withTree.find((e) => e === subsystem || mostlyWithin(e)) ?? subsystem;
 }

@@ -188,6 +188,7 @@ L:\tlinux-can@vger.kernel.org
 T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/mkl/linux-can.git
 T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/mkl/linux-can-next.git
 F:\tdrivers/net/can/
+F:\tdrivers/phy/phy-can-transceiver.c
 F:\tinclude/linux/can/bittiming.h
 `;
   const mcp = `MCP251XFD SPI-CAN NETWORK DRIVER

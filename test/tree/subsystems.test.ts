@@ -1,0 +1,73 @@
+// Issue 33 on the real 6.12 tree: string_choices.cocci over drivers of netdev, wireless, ath, CAN and WPAN, read as
+// those maintainers would: each driver to the tree that applies it (not the ARM platform or Hyper-V core tree that
+// also lists it), one patch per driver, the subsystem's prefix and tag, series names a person types, netdev's
+// clean-up rule said and cited unless forced, and no AT91 maintainer for a driver N: atmel names.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { KernelTree } from '../../src/tree/tree.js';
+import { forgetSeries } from '../helpers/series.js';
+import { cli, userTree } from '../helpers/tree.js';
+
+let tree: KernelTree;
+let out: string;
+const run = (...args: string[]) => cli(['--tree', tree.root, ...args]);
+const SERIES = ['net-next', 'ath-next', 'can-next', 'wpan-next', 'wireless-next'].map((t) => `string_choices-${t}`);
+const PATHS = [
+  'drivers/net/ethernet/cortina',
+  'drivers/net/hyperv',
+  'drivers/net/ethernet/realtek/r8169_main.c',
+  'drivers/net/wireless/ath/ath11k',
+  'drivers/net/can/spi/mcp251xfd',
+  'drivers/net/ieee802154/mrf24j40.c',
+  'drivers/net/wireless/atmel',
+];
+const generate = (...extra: string[]) => run('generate', 'cocci', '--set', 'script=tree:scripts/coccinelle/api/string_choices.cocci', ...PATHS.flatMap((p) => ['--path', p]), ...extra, '--json');
+
+beforeAll(async () => {
+  tree = await userTree();
+  out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-subsystems-'));
+  for (const s of SERIES) forgetSeries(tree.root, s);
+});
+afterAll(() => {
+  fs.rmSync(out, { recursive: true, force: true });
+  for (const s of SERIES) forgetSeries(tree.root, s);
+});
+
+interface Made {
+  series: string;
+  commits: { sha: string; subject: string }[];
+}
+
+test('without --set force=true, netdev is left out, its clean-up rule cited by file and line', async () => {
+  const r = await generate();
+  expect(r.code, r.err).toBe(0);
+  expect(r.err).toMatch(/netdev\/net-next is left out \(3 patches\): "Netdev discourages patches which perform simple clean-ups" \(Documentation\/process\/maintainer-netdev\.rst:\d+\)/);
+  const made = (JSON.parse(r.out) as { series: Made[] }).series.map((s) => s.series);
+  expect(made).not.toContain('string_choices-net-next');
+  for (const s of made) forgetSeries(tree.root, s);
+});
+
+test('each driver to the tree that applies it, a patch per driver, prefixes and names as those trees write them', async () => {
+  const r = await generate('--set', 'force=true');
+  expect(r.code, r.err).toBe(0);
+  const made = (JSON.parse(r.out) as { series: Made[] }).series;
+  expect(made.map((s) => [s.series, s.commits.map((c) => c.subject)])).toEqual([
+    ['string_choices-can-next', ['can: mcp251xfd: Use str_plural()']],
+    // gemini (ARM/CORTINA lists its folder) and netvsc (Hyper-V lists its folder) go through net-next.
+    ['string_choices-net-next', ['gemini: Use str_enable_disable()', 'r8169: Use str_enabled_disabled()', 'hv_netvsc: Use str_down_up()']],
+    ['string_choices-wpan-next', ['ieee802154: mrf24j40: Use str_on_off()']],
+    ['string_choices-ath-next', ['wifi: ath11k: Use str_enable_disable()']],
+    ['string_choices-wireless-next', ['wifi: at76c50x-usb: Use str_enabled_disabled()']],
+  ]);
+  // The tree's tag in every subject, and no AT91 maintainer for at76c50x-usb.c (only its N: atmel names it).
+  for (const s of made) {
+    const e = await run('emit', s.series, '--out', out, '--json');
+    expect(e.code, e.err).toBe(0);
+    const mails = (JSON.parse(e.out) as { messages: { subject: string; to: string[]; cc: string[] }[] }).messages;
+    const tag = s.series.replace('string_choices-', '');
+    for (const m of mails) expect(m.subject, s.series).toMatch(new RegExp(`^\\[PATCH ${tag}( \\d+/\\d+)?\\]`));
+    if (tag === 'wireless-next') expect(mails.flatMap((m) => [...m.to, ...m.cc]).join('\n')).not.toMatch(/microchip\.com|linux-arm-kernel/);
+  }
+});
