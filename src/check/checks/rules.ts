@@ -7,7 +7,9 @@ import { getHeader, splitMail } from '../../mail/headers.js';
 import { runGetMaintainer } from '../../tools/kernel-scripts.js';
 import type { KernelTree } from '../../tree/tree.js';
 import type { PatchCheck } from '../plugins.js';
-import { rangeRules, treeRuleProblems } from '../tree-rules.js';
+import { mailFiles, rangeRules, treeRuleProblems } from '../tree-rules.js';
+import { parseSections } from '../../subsystems/maintainers.js';
+import { withoutKeywordOnly } from '../../subsystems/recipients.js';
 import { readAtCommit } from '../../tools/git.js';
 import { checkIdentity, checkMessage, checkRecipients, checkSeries, type Problem } from '../rules.js';
 
@@ -41,7 +43,7 @@ export const rulesCheck: PatchCheck<'problems'> = {
       if (mail) {
         const headers = splitMail(mail).headers;
         const got = { to: splitAddresses(getHeader(headers, 'To')), cc: splitAddresses(getHeader(headers, 'Cc')) };
-        const expected = await maintainersOf(opts.tree, r.mails[i]!, useGit);
+        const expected = await maintainersOf(opts.tree, opts.base, r.mails[i]!, useGit);
         // The author and everyone a trailer names are recipients by definition (git send-email adds them).
         const named = [`<${c.author.email}>`, ...[...c.body.matchAll(/^[A-Za-z-]+-by:.*(<[^>]+>)\s*$/gim)].map((m) => m[1]!)];
         if (got.to.length + got.cc.length === 0) for (const a of [...expected.to, ...expected.cc]) unaddressed.add(a);
@@ -75,11 +77,13 @@ export const rulesCheck: PatchCheck<'problems'> = {
   statement: () => undefined,
 };
 
-async function maintainersOf(tree: KernelTree, mail: string, useGit: boolean) {
+/** Whom get_maintainer.pl names for a mail, without those an N: keyword alone names (as emit leaves them out). */
+async function maintainersOf(tree: KernelTree, base: string, mail: string, useGit: boolean) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-gm-')), 'patch');
   try {
     fs.writeFileSync(file, mail);
-    return await runGetMaintainer(tree.root, file, { useGit });
+    const entries = parseSections((await readAtCommit(tree.root, base, 'MAINTAINERS')) ?? '');
+    return withoutKeywordOnly(await runGetMaintainer(tree.root, file, { useGit }), mailFiles(mail), entries);
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
