@@ -114,7 +114,6 @@ async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { rou
   // The siblings of a driver with a folder of its own are the folders beside it; of a driver file, the files beside it.
   const folder = g.driver && isOwnFolder(g.driver) ? path.posix.dirname(g.driver.dir) : driver.dir;
   const folderLog = fileSubjects.length || !ctx.folderLog ? [] : await ctx.folderLog(folder);
-  const entry = [...new Set(g.files.map(() => g.route.prefix))];
   return choosePrefix({
     file: names[0]!,
     driver,
@@ -122,7 +121,7 @@ async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { rou
     fileSubjects,
     folderLog,
     folder,
-    ...(entry.length === 1 && entry[0] ? { entryPrefix: entry[0] } : {}),
+    ...(g.route.prefix ? { entryPrefix: g.route.prefix } : {}),
     pathPrefix: groupPrefix(names),
   });
 }
