@@ -1,6 +1,6 @@
 // Which MAINTAINERS entry covers a path, read from the file as get_maintainer.pl matches its F: patterns (a pattern
 // ending in / or naming a directory covers what is under it; * and ? do not cross a /). Pure: the file's text in.
-import { THE_REST } from '../subsystems/route.js';
+import { patternCovers, THE_REST } from '../subsystems/maintainers.js';
 
 /** The entries (other than THE REST) whose F: patterns cover `file`, in MAINTAINERS order. */
 export function coveringEntries(maintainers: string, file: string): string[] {
@@ -13,19 +13,9 @@ export function coveringEntries(maintainers: string, file: string): string[] {
       continue;
     }
     if (field[1] !== 'F' || !entry || entry === THE_REST || found.includes(entry)) continue;
-    if (covers(field[2]!.trim(), file)) found.push(entry);
+    if (patternCovers(field[2]!.trim(), file)) found.push(entry);
   }
   return found;
-}
-
-function covers(pattern: string, file: string): boolean {
-  const glob = /[*?]/.test(pattern);
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}`);
-  if (pattern.endsWith('/')) return re.test(file);
-  if (!re.test(file)) return false;
-  // A file, or a pattern without a wildcard that names the directory the file is under.
-  const rest = file.slice(file.match(re)![0].length);
-  return rest === '' || (!glob && rest.startsWith('/'));
 }
 
 /** The files a patch mail adds, deletes or renames (its `diff --git` headers). */
