@@ -1,10 +1,9 @@
 // The rules of the tree a range goes to (subsystems/conventions.ts' TREES, which MAINTAINERS routing picks), checked
 // as its maintainers' bots check them: the series limit, the column limit of added lines, the tag in the subjects of
 // mailed patches, and whether the tree takes stand-alone clean-ups. Each problem cites where its rule is written.
-import { entriesPerFile, parseSections, routeOf, type Route } from '../subsystems/route.js';
+import { routeOf, type MaintainersEntry, type Route } from '../subsystems/route.js';
 import { cite, rulesOf, saying, type TreeRules } from '../subsystems/profile.js';
-import { readAtCommit } from '../tools/git.js';
-import { runGetMaintainerSections } from '../tools/kernel-scripts.js';
+import { sectionsPerFile } from '../tools/kernel-scripts.js';
 import type { KernelTree } from '../tree/tree.js';
 import type { Problem } from './rules.js';
 
@@ -13,14 +12,11 @@ export function mailFiles(mail: string): string[] {
   return [...new Set([...mail.matchAll(/^diff --git a\/\S+ b\/(\S+)$/gm)].map((m) => m[1]!))];
 }
 
-/** The tree most of a range's files go to, with its rules; undefined for a tree the table does not know. */
-export async function rangeRules(tree: KernelTree, base: string, mails: string[]): Promise<{ route: Route; rules: TreeRules } | undefined> {
+/** The tree most of a range's files go to (`all`: the base's MAINTAINERS), with its rules; undefined for a tree the table does not know. */
+export async function rangeRules(tree: KernelTree, all: MaintainersEntry[], mails: string[]): Promise<{ route: Route; rules: TreeRules } | undefined> {
   const files = [...new Set(mails.flatMap(mailFiles))];
   if (files.length === 0) return undefined;
-  const [sections, maintainers] = await Promise.all([runGetMaintainerSections(tree.root, ...files), readAtCommit(tree.root, base, 'MAINTAINERS')]);
-  const all = parseSections(maintainers ?? '');
-  const per = entriesPerFile(sections, files.length) ?? (files.length === 1 ? [parseSections(sections)] : undefined);
-  if (!per) return undefined;
+  const per = await sectionsPerFile(tree.root, files);
   const routes = files.map((f, i) => routeOf(f, per[i]!, all));
   const counts = new Map<string, number>();
   for (const r of routes) counts.set(r.tree, (counts.get(r.tree) ?? 0) + 1);

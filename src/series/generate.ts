@@ -16,8 +16,8 @@ import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
 import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { commitChain, gitRaw, gitRunRaw, gitTry, readAtCommit } from '../tools/git.js';
-import { runGetMaintainerGit, runGetMaintainerOfFile, runGetMaintainerSections } from '../tools/kernel-scripts.js';
-import { entriesPerFile, parseSections, routeOf, type MaintainersEntry, type Route } from '../subsystems/route.js';
+import { runGetMaintainerGit, runGetMaintainerOfFile, sectionsPerFile } from '../tools/kernel-scripts.js';
+import { parseSections, routeOf, type MaintainersEntry, type Route } from '../subsystems/route.js';
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
@@ -223,7 +223,7 @@ function routesAt(root: string, maintainers: Promise<MaintainersEntry[]>): (file
   const loader = new DataLoader<string, Route>(async (files) => {
     const per = Math.ceil(files.length / os.availableParallelism());
     const chunks = Array.from({ length: Math.ceil(files.length / per) }, (_, i) => files.slice(i * per, (i + 1) * per));
-    const entries = (await Promise.all(chunks.map((c) => sectionsOf(root, c)))).flat();
+    const entries = (await Promise.all(chunks.map((c) => sectionsPerFile(root, c)))).flat();
     const all = await maintainers;
     return files.map((f, i) => routeOf(f, entries[i]!, all));
   });
@@ -237,12 +237,6 @@ async function folderLogAt(root: string, base: string, folder: string): Promise<
     const [subject = '', ...files] = c.split('\n').filter(Boolean);
     return { subject, files };
   });
-}
-
-/** The entries of each file from one run, or (an output that does not split per file) from a run per file. */
-async function sectionsOf(root: string, files: string[]): Promise<MaintainersEntry[][]> {
-  const batch = files.length > 1 ? entriesPerFile(await runGetMaintainerSections(root, ...files), files.length) : undefined;
-  return batch ?? Promise.all(files.map(async (f) => parseSections(await runGetMaintainerSections(root, f))));
 }
 
 /** Declarations and definitions of functions and function-like macros, at a line's start, as headers write them. */

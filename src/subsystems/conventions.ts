@@ -64,18 +64,16 @@ export interface PrefixConvention {
   source: RuleSource;
 }
 
-const NETDEV_PREFIX: RuleSource = { file: 'Documentation/process/maintainer-netdev.rst', quote: 'designate your patch to a tree' };
-
 export const PREFIXES: PrefixConvention[] = [
   { under: 'drivers/net/wireless/', prefix: 'wifi: {driver}', source: { url: WIRELESS_WIKI, says: 'subjects of wireless patches start with "wifi: <driver>:"' } },
   { under: 'drivers/net/can/', prefix: 'can: {driver}', strip: ['can-', 'can_'], source: { url: 'https://lore.kernel.org/linux-can/', says: 'CAN driver subjects are "can: <driver>:"' } },
   { under: 'drivers/net/ieee802154/', prefix: 'ieee802154: {driver}', source: { url: 'https://lore.kernel.org/linux-wpan/', says: 'IEEE 802.15.4 driver subjects are "ieee802154: <driver>:"' } },
-  { under: 'drivers/net/dsa/', prefix: 'net: dsa: {driver}', source: NETDEV_PREFIX },
-  { under: 'drivers/net/phy/', prefix: 'net: phy: {driver}', source: NETDEV_PREFIX },
-  { under: 'drivers/net/pcs/', prefix: 'net: pcs: {driver}', strip: ['pcs-'], source: NETDEV_PREFIX },
-  { under: 'drivers/net/usb/', prefix: 'net: usb: {driver}', source: NETDEV_PREFIX },
-  { under: 'drivers/net/ethernet/', prefix: '{driver}', source: NETDEV_PREFIX },
-  { under: 'drivers/net/', prefix: '{driver}', source: NETDEV_PREFIX },
+  { under: 'drivers/net/dsa/', prefix: 'net: dsa: {driver}', source: NETDEV },
+  { under: 'drivers/net/phy/', prefix: 'net: phy: {driver}', source: NETDEV },
+  { under: 'drivers/net/pcs/', prefix: 'net: pcs: {driver}', strip: ['pcs-'], source: NETDEV },
+  { under: 'drivers/net/usb/', prefix: 'net: usb: {driver}', source: NETDEV },
+  { under: 'drivers/net/ethernet/', prefix: '{driver}', source: NETDEV },
+  { under: 'drivers/net/', prefix: '{driver}', source: NETDEV },
   { under: 'drivers/gpio/', prefix: 'gpio: {driver}', strip: ['gpio-', 'gpio_'], source: { file: 'MAINTAINERS', quote: 'GPIO SUBSYSTEM' } },
   { under: 'drivers/i2c/', prefix: 'i2c: {driver}', strip: ['i2c-'], source: { file: 'MAINTAINERS', quote: 'I2C SUBSYSTEM' } },
   { under: 'drivers/spi/', prefix: 'spi: {driver}', strip: ['spi-', 'spi_'], source: { file: 'MAINTAINERS', quote: 'SPI SUBSYSTEM' } },

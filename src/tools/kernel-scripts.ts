@@ -1,5 +1,6 @@
 // The tree's own scripts/checkpatch.pl and scripts/get_maintainer.pl, run from the tree top.
 import { coveringEntries, pathChanges } from '../mail/covered.js';
+import { entriesPerFile, parseSections, type MaintainersEntry } from '../subsystems/route.js';
 import { run } from './run.js';
 
 /**
@@ -134,6 +135,12 @@ export async function runGetMaintainerOfFile(treeRoot: string, file: string, opt
 export async function runGetMaintainerSections(treeRoot: string, ...files: string[]): Promise<string> {
   const args = files.flatMap((f) => ['-f', f]);
   return (await run('perl', ['scripts/get_maintainer.pl', '--nogit', '--nogit-fallback', '--sections', ...args], { cwd: treeRoot })).stdout;
+}
+
+/** The entries of each file from one run, or (an output that does not split per file) from a run per file. */
+export async function sectionsPerFile(treeRoot: string, files: string[]): Promise<MaintainersEntry[][]> {
+  const batch = files.length > 1 ? entriesPerFile(await runGetMaintainerSections(treeRoot, ...files), files.length) : undefined;
+  return batch ?? Promise.all(files.map(async (f) => parseSections(await runGetMaintainerSections(treeRoot, f))));
 }
 
 /** The recent authors and committers of a file (get_maintainer.pl --git), for a file no entry but THE REST covers. */

@@ -8,7 +8,7 @@ import { runGetMaintainer } from '../../tools/kernel-scripts.js';
 import type { KernelTree } from '../../tree/tree.js';
 import type { PatchCheck } from '../plugins.js';
 import { mailFiles, rangeRules, treeRuleProblems } from '../tree-rules.js';
-import { parseSections } from '../../subsystems/maintainers.js';
+import { parseSections, type MaintainersEntry } from '../../subsystems/maintainers.js';
 import { withoutKeywordOnly } from '../../subsystems/recipients.js';
 import { readAtCommit } from '../../tools/git.js';
 import { checkIdentity, checkMessage, checkRecipients, checkSeries, type Problem } from '../rules.js';
@@ -30,7 +30,8 @@ export const rulesCheck: PatchCheck<'problems'> = {
     const unaddressed = new Set<string>();
     const out: Problem[][] = [];
     // The tree the range goes to, and its rules (routing runs get_maintainer.pl once for all files).
-    const found = await rangeRules(opts.tree, opts.base, r.mails).catch(() => undefined);
+    const entries = parseSections((await readAtCommit(opts.tree.root, opts.base, 'MAINTAINERS')) ?? '');
+    const found = await rangeRules(opts.tree, entries, r.mails).catch(() => undefined);
     const subjects = commits.map((_, i) => {
       const mailed = opts.mails?.get(i + 1);
       return mailed ? getHeader(splitMail(mailed).headers, 'Subject')?.replace(/\s+/g, ' ') : undefined;
@@ -43,7 +44,7 @@ export const rulesCheck: PatchCheck<'problems'> = {
       if (mail) {
         const headers = splitMail(mail).headers;
         const got = { to: splitAddresses(getHeader(headers, 'To')), cc: splitAddresses(getHeader(headers, 'Cc')) };
-        const expected = await maintainersOf(opts.tree, opts.base, r.mails[i]!, useGit);
+        const expected = await maintainersOf(opts.tree, entries, r.mails[i]!, useGit);
         // The author and everyone a trailer names are recipients by definition (git send-email adds them).
         const named = [`<${c.author.email}>`, ...[...c.body.matchAll(/^[A-Za-z-]+-by:.*(<[^>]+>)\s*$/gim)].map((m) => m[1]!)];
         if (got.to.length + got.cc.length === 0) for (const a of [...expected.to, ...expected.cc]) unaddressed.add(a);
@@ -78,11 +79,10 @@ export const rulesCheck: PatchCheck<'problems'> = {
 };
 
 /** Whom get_maintainer.pl names for a mail, without those an N: keyword alone names (as emit leaves them out). */
-async function maintainersOf(tree: KernelTree, base: string, mail: string, useGit: boolean) {
+async function maintainersOf(tree: KernelTree, entries: MaintainersEntry[], mail: string, useGit: boolean) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-gm-')), 'patch');
   try {
     fs.writeFileSync(file, mail);
-    const entries = parseSections((await readAtCommit(tree.root, base, 'MAINTAINERS')) ?? '');
     return withoutKeywordOnly(await runGetMaintainer(tree.root, file, { useGit }), mailFiles(mail), entries);
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });

@@ -59,7 +59,6 @@ export const cocci: RecipeCode = {
         part: p.count > 1 ? p.index : 0,
         partCount: p.count > 1 ? p.count : 0,
         rule: p.rule ?? false,
-        ...(p.rfc ? { rfc: true } : {}),
         others: parts.filter((o) => o.groups[0]!.route.tree !== p.groups[0]!.route.tree && o.index === 1).map((o) => ({ treeName: o.groups[0]!.route.tree, ...treeVars(parts.filter((x) => x.groups[0]!.route.tree === o.groups[0]!.route.tree).flatMap((x) => x.groups)) })),
       })),
     };
@@ -73,7 +72,6 @@ interface SeriesPart {
   count: number;
   /** The tree's rule this series is made against (a discouraged clean-up made with force or as an RFC), cited. */
   rule?: string;
-  rfc?: boolean;
 }
 
 /**
