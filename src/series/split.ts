@@ -61,13 +61,13 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   const trees = byTree(ordered).flatMap((gs) => batches(gs, rulesOf(gs[0]!.route)?.seriesLimit?.max).map((part, i, all) => Object.assign(part, { part: all.length > 1 ? i + 1 : 0 })));
   const name = opts.series ?? `split-${slug(title ?? opts.subject!)}`;
   const names = distinctNames(trees.map((gs) => [trees.length === 1 ? name : `${name}-${gs[0]!.route.slug || 'linux'}`, gs.part ? String(gs.part) : ''].filter(Boolean).join('-')));
-  const subject = compileTemplate(opts.subject ?? '{{prefix}}: {{title}}', '--subject');
+  const subject = compileTemplate(opts.subject ?? '{{prefix}}: {{named}}{{title}}', '--subject');
   const body = compileTemplate(opts.body ?? '{{body}}{{#if needs}}\n\n{{needs}}{{/if}}', '--body');
   const author = await authorIdent(tree, change.author ?? opts.from);
   const plans = trees.map((gs, i): SeriesPlan => {
     const others = trees.filter((_, j) => j !== i).map((o) => ({ treeName: o[0]!.route.tree, series: names[trees.indexOf(o)]!, patches: o.length, files: o.reduce((n, g) => n + g.files.length, 0) }));
     const patches: PlannedPatch[] = gs.map((g) => {
-      const vars: TemplateVars = { title: title ?? '', body: change.body, prefix: g.prefix, files: g.files.map((f) => f.file), treeName: g.route.tree, needs: needsLine(g, gs) };
+      const vars: TemplateVars = { title: title ?? '', body: change.body, prefix: g.prefix, named: g.named, files: g.files.map((f) => f.file), treeName: g.route.tree, needs: needsLine(g, gs) };
       // A --body typed on the command line is one long line: wrapped as a commit message is (the commit's own is kept).
       const text = body(vars).trim();
       return { subject: oneLine(subject(vars), '--subject'), body: opts.body ? wrapParagraphs(text, 72) : text, changes: g.files };

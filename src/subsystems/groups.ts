@@ -39,6 +39,8 @@ export interface Group<F extends { file: string }> {
   /** Where the prefix came from, and whether the author should confirm it (a guess on a tree without history). */
   prefixSource: PrefixSource;
   confirmPrefix: boolean;
+  /** The driver's name at the start of the summary, where the subsystem writes it there ("xpad - "), else "". */
+  named: string;
   /** The subject's first word is lower case in the files' history ("memcg: convert ..."). */
   lower: boolean;
   tree: string;
@@ -81,13 +83,14 @@ export async function groupFiles<F extends { file: string }>(ctx: GroupServices,
   const subjectsOf = new Map(files.map((f, i) => [f.file, subjects[i]!]));
   const out = await Promise.all(
     [...groups.values()].map(async (g) => {
-      const choice = await prefixOf(ctx, g, subjectsOf, opts.prefix);
+      const choice = await prefixOf(ctx, g, subjectsOf, opts.prefix, opts.by === 'driver');
       return {
         prefix: choice.prefix,
         prefixSource: choice.source,
+        named: choice.named ?? '',
         confirmPrefix: choice.confirm,
         // A driver's prefix names the driver ("i2c: sprd"), unless its history says otherwise.
-        named: choice.source !== 'MAINTAINERS' || !g.files.every((f) => /^drivers\/.*\.[ch]$/.test(f.file)),
+        namesDriver: choice.source !== 'MAINTAINERS' || !g.files.every((f) => /^drivers\/.*\.[ch]$/.test(f.file)),
         lower: g.files.every((f) => historyCase(subjectsOf.get(f.file)!) === 'lower'),
         tree: g.route.tree,
         route: g.route,
@@ -106,7 +109,7 @@ export function groupByMaintainers<F extends { file: string }>(ctx: GroupService
 }
 
 /** The prefix of a group: its files' history, else its driver's folder's, else a convention or a guess. */
-async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { route: Route; driver?: Driver; files: F[] }, subjectsOf: Map<string, string[]>, given?: string): Promise<PrefixChoice> {
+async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { route: Route; driver?: Driver; files: F[] }, subjectsOf: Map<string, string[]>, given: string | undefined, conventions: boolean): Promise<PrefixChoice> {
   const names = g.files.map((f) => f.file);
   const told = [...new Set(names.map((f) => historyPrefix(subjectsOf.get(f)!)))];
   const fileSubjects = told.length === 1 && told[0] ? subjectsOf.get(names.find((f) => historyPrefix(subjectsOf.get(f)!))!)! : [];
@@ -123,6 +126,7 @@ async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { rou
     folder,
     ...(g.route.prefix ? { entryPrefix: g.route.prefix } : {}),
     pathPrefix: groupPrefix(names),
+    conventions,
   });
 }
 
@@ -148,11 +152,11 @@ function withoutPrefix(stem: string, word: string): string {
  * MAINTAINERS entry's name, get the driver's name after it when their files say one ("i2c: mlxbf"): a series of
  * patches with the same subject is no series a maintainer can read.
  */
-function distinctPrefixes<G extends { prefix: string; tree: string; named: boolean; files: { file: string }[] }>(groups: G[]): Omit<G, 'named'>[] {
+function distinctPrefixes<G extends { prefix: string; tree: string; namesDriver: boolean; files: { file: string }[] }>(groups: G[]): Omit<G, 'namesDriver'>[] {
   const seen = new Map<string, number>();
   for (const g of groups) seen.set(`${g.tree}\0${g.prefix}`, (seen.get(`${g.tree}\0${g.prefix}`) ?? 0) + 1);
-  return groups.map(({ named, ...g }) => {
-    if (named && seen.get(`${g.tree}\0${g.prefix}`)! < 2) return g;
+  return groups.map(({ namesDriver, ...g }) => {
+    if (namesDriver && seen.get(`${g.tree}\0${g.prefix}`)! < 2) return g;
     const word = g.prefix.split(/[:/ ]+/).pop()!;
     const stems = [...new Set(g.files.map((f) => withoutPrefix(path.posix.basename(f.file).replace(SOURCE_EXTENSION, ''), word)))];
     const dirs = [...new Set(g.files.map((f) => path.posix.basename(path.posix.dirname(f.file))))];

@@ -73,14 +73,21 @@ function modulesBuilt(makefile: string): string[] {
   }))];
 }
 
+/** What a module's name says after its driver's: a bus glue or a part of one driver (wilc1000-sdio, ath10k_core). */
+const PART_WORDS = /^(core|common|lib|hw|platform|sdio|spi|usb|pci|pcie|i2c|snoc|ahb|acpi|of|htc|debug)$/;
+
 /**
  * A folder that is one driver's, whatever modules it splits into (rtw89_core, rtw89_pci, rtw89_8852b... in rtw89/;
- * ath9k, ath9k_hw, ath9k_htc in ath9k/): every module its Makefile builds starts with the folder's name. A
- * subsystem's own folder (drivers/gpio, drivers/spi: gpio-*.o, spi-*.o) is many drivers, and sits higher up.
+ * ath9k, ath9k_hw, ath9k_htc in ath9k/; wilc1000-sdio and wilc1000-spi in wilc1000/): every module its Makefile
+ * builds starts with the folder's name, and one is the driver itself or a part of it (rcar_can and rcar_canfd are
+ * two drivers). A subsystem's own folder (drivers/gpio, drivers/spi: gpio-*.o, spi-*.o) is many drivers, and sits
+ * higher up.
  */
 function ownFolderName(makefile: string, dir: string): string | undefined {
   if (dir.split('/').length < 4) return undefined;
   const name = dir.split('/').pop()!;
   const built = modulesBuilt(makefile);
-  return built.length > 0 && built.every((m) => m.startsWith(name)) ? name : undefined;
+  const rest = built.map((m) => (m.startsWith(name) ? m.slice(name.length).replace(/^[-_]/, '') : undefined));
+  if (built.length === 0 || rest.some((r) => r === undefined)) return undefined;
+  return rest.some((r) => r === '' || PART_WORDS.test(r!)) ? name : undefined;
 }

@@ -48,7 +48,7 @@ test('generate cocci with two of the tree\'s scripts: one series per maintainer 
     ['string_choices-linux-gpio-intel', ['gpio: wcove: Use str_hi_lo()']],
     ['string_choices-andi.shyti-linux', ['i2c: tiny-usb: Use str_read_write()']],
     ['string_choices-spi', ['spi: aspeed-smc: Use str_read_write()', 'spi: stm32: Use str_enabled_disabled() and str_true_false()']],
-    ['minmax-brgl-linux', ['gpio: gpiolib: Use max()']],
+    ['minmax-brgl-linux', ['gpiolib: Use max()']],
     ['minmax-andi.shyti-linux', ['i2c: sprd: Use min()', 'i2c: st: Use min()']],
   ]);
   const message = git(tree.root, 'log', '-1', '--format=%B', made[2]!.commits[0]!.sha);

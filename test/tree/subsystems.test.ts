@@ -59,7 +59,7 @@ test('each driver to the tree that applies it, a patch per driver, prefixes and 
     ['string_choices-net-next', ['gemini: Use str_enable_disable()', 'r8169: Use str_enabled_disabled()', 'hv_netvsc: Use str_down_up()']],
     ['string_choices-wpan-next', ['ieee802154: mrf24j40: Use str_on_off()']],
     ['string_choices-ath-next', ['wifi: ath11k: Use str_enable_disable()']],
-    ['string_choices-wireless-next', ['wifi: at76c50x-usb: Use str_enabled_disabled()']],
+    ['string_choices-wireless-next', ['wifi: at76c50x: Use str_enabled_disabled()']],
   ]);
   // The tree's tag in every subject, and no AT91 maintainer for at76c50x-usb.c (only its N: atmel names it).
   for (const s of made) {

@@ -14,7 +14,7 @@ const header: FileChange = {
 const user = (file: string, call: string): FileChange => ({ file, before: 'int f(int x)\n{\n\treturn pr("%s", x ? "up" : "down");\n}\n', after: `int f(int x)\n{\n\treturn pr("%s", ${call}(x));\n}\n` });
 
 function group(tree: string, prefix: string, files: FileChange[]): Group<FileChange> {
-  return { prefix, prefixSource: 'given', confirmPrefix: false, lower: false, tree, route: { tree, slug: tree, lists: [] }, maintainers: [`${prefix} <m@x>`], files };
+  return { prefix, prefixSource: 'given', confirmPrefix: false, named: '', lower: false, tree, route: { tree, slug: tree, lists: [] }, maintainers: [`${prefix} <m@x>`], files };
 }
 
 test("a header's new lines define what its users need", () => {

@@ -20,6 +20,9 @@ test("a file's driver is the module its Makefile line puts it in", async () => {
   const gpio = tree({ 'drivers/gpio/Makefile': 'obj-$(CONFIG_GPIOLIB) += gpiolib.o\nobj-$(CONFIG_GPIO_WCOVE) += gpio-wcove.o\n' });
   // A subsystem's folder is many drivers, though their modules share a word.
   expect(await driverOf('drivers/gpio/gpio-wcove.c', gpio)).toEqual({ name: 'gpio-wcove', dir: 'drivers/gpio' });
+  // Two drivers in one folder whose names share a word (rcar_can, rcar_canfd) stay two.
+  const rcar = tree({ 'drivers/net/can/rcar/Makefile': 'obj-$(CONFIG_CAN_RCAR) += rcar_can.o\nobj-$(CONFIG_CAN_RCAR_CANFD) += rcar_canfd.o\n' });
+  expect((await driverOf('drivers/net/can/rcar/rcar_canfd.c', rcar)).name).toBe('rcar_canfd');
   const rtw = tree({ 'w/x/y/rtw89/Makefile': 'obj-$(CONFIG_RTW89_CORE) += rtw89_core.o\nrtw89_core-y += core.o\nobj-$(CONFIG_RTW89_8852B) += rtw89_8852b.o\nrtw89_8852b-objs := rtw8852b.o rtw8852b_rfk.o\n' });
   expect(await driverOf('w/x/y/rtw89/rtw8852b_rfk.c', rtw)).toEqual({ name: 'rtw89', dir: 'w/x/y/rtw89' });
   expect(await driverOf('w/x/y/rtw89/core.h', rtw)).toEqual({ name: 'rtw89', dir: 'w/x/y/rtw89' });
@@ -47,7 +50,22 @@ test('prefixes: the file history first, then the form its folder gives its drive
   expect(choosePrefix({ ...mlx5, fileSubjects: [], folderLog: [] }).prefix).toBe('net/mlx5');
   expect(choosePrefix({ ...mlx5, given: 'net/mlx5e', fileSubjects: ['net/mlx5: x'], folderLog: [] })).toEqual({ prefix: 'net/mlx5e', source: 'given', confirm: false });
   // Outside the table: the MAINTAINERS entry's word, else the path.
-  expect(choosePrefix({ file: 'mm/percpu.c', driver: { name: 'percpu', dir: 'mm' }, folder: 'mm', pathPrefix: 'mm: percpu', entryPrefix: 'percpu', fileSubjects: [], folderLog: [] })).toEqual({ prefix: 'percpu', source: 'MAINTAINERS', confirm: true });
+  expect(choosePrefix({ file: 'lib/vsprintf.c', driver: { name: 'vsprintf', dir: 'lib' }, folder: 'lib', pathPrefix: 'vsprintf', entryPrefix: 'printk', fileSubjects: [], folderLog: [] })).toEqual({ prefix: 'printk', source: 'MAINTAINERS', confirm: true });
+});
+
+test('conventions fill their forms: a folder, a stem, the driver, parts that repeat or say nothing dropped', () => {
+  const none = { fileSubjects: [], folderLog: [], folder: '', pathPrefix: '' };
+  const at = (file: string, name: string, dir = file.slice(0, file.lastIndexOf('/'))) => choosePrefix({ ...none, file, driver: { name, dir } });
+  expect(at('drivers/iio/adc/ad7124.c', 'ad7124').prefix).toBe('iio: adc: ad7124');
+  expect(at('drivers/spi/spi.c', 'spi').prefix).toBe('spi');
+  expect(at('drivers/soc/qcom/qcom_aoss.c', 'qcom_aoss').prefix).toBe('soc: qcom: aoss');
+  expect(at('drivers/edac/amd64_edac.c', 'amd64_edac').prefix).toBe('EDAC/amd64');
+  expect(at('drivers/net/phy/qcom/at803x.c', 'at803x').prefix).toBe('net: phy: qcom: at803x');
+  expect(at('drivers/net/phy/marvell.c', 'marvell').prefix).toBe('net: phy: marvell');
+  expect(at('drivers/net/wireless/atmel/at76c50x-usb.c', 'at76c50x-usb').prefix).toBe('wifi: at76c50x');
+  // Subsystems that name the driver in the summary: "Input: xpad - ...", "hwmon: (k10temp) ...".
+  expect(at('drivers/input/joystick/xpad.c', 'xpad')).toMatchObject({ prefix: 'Input', named: 'xpad - ' });
+  expect(at('drivers/hwmon/k10temp.c', 'k10temp')).toMatchObject({ prefix: 'hwmon', named: '(k10temp) ' });
 });
 
 test("a tree's rules: netdev's limit, tag, column limit and clean-up policy, each citing where it is written", async () => {

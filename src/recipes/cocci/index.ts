@@ -107,7 +107,7 @@ function groupVars(g: Group<DiffFile>, title: string, needs: Map<string, Include
     prefixSource: g.prefixSource,
     confirmPrefix: g.confirmPrefix,
     route: g.route,
-    groupTitle: g.lower ? title[0]!.toLowerCase() + title.slice(1) : title,
+    groupTitle: g.named + (g.lower ? title[0]!.toLowerCase() + title.slice(1) : title),
     files: g.files.map((f) => ({ file: f.file, sites: f.sites })),
     diffs: g.files,
     fileList: g.files.map((f) => f.file).join(','),
