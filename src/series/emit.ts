@@ -9,9 +9,9 @@ import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { parseSections } from '../subsystems/maintainers.js';
-import { withoutKeywordOnly } from '../subsystems/recipients.js';
+import { addressedTo, toEntries, withoutKeywordOnly } from '../subsystems/recipients.js';
 import { mailFiles } from '../check/tree-rules.js';
-import { runGetMaintainer, unique, type Recipients } from '../tools/kernel-scripts.js';
+import { runGetMaintainer, sectionsPerFile, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { getHeader, joinMail, setHeaders, splitMail } from '../mail/headers.js';
@@ -91,17 +91,21 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
 
     const useGit = opts.useGitHistory ?? (await hasHistory(tree));
     const entries = parseSections((await readAtCommit(tree.root, rec.base, 'MAINTAINERS')) ?? '');
+    const ccAll = opts.ccAll ?? rec.ccAll ?? false;
     const recipients = await mapLimit(files, os.cpus().length, async (f) => {
       if (f.includes('0000-cover-letter')) return undefined;
       const file = path.join(staging, f);
-      // Not the people of an entry that names a patch's file only by an N: keyword.
-      return withoutKeywordOnly(await runGetMaintainer(tree.root, file, { useGit }), mailFiles(fs.readFileSync(file, 'utf8')), entries);
+      const changed = mailFiles(fs.readFileSync(file, 'utf8'));
+      // Not the people of an entry that names a patch's file only by an N: keyword; To: those who apply it.
+      const [named, sections] = await Promise.all([runGetMaintainer(tree.root, file, { useGit }), sectionsPerFile(tree.root, changed)]);
+      return { ...withoutKeywordOnly(named, changed, entries), appliers: toEntries(changed, sections, entries, true), owners: toEntries(changed, sections, entries) };
     });
-    const patchRecipients = recipients.filter((r): r is Recipients => r !== undefined);
-    const union = {
-      to: unique(patchRecipients.flatMap((r) => r.to)),
-      cc: unique(patchRecipients.flatMap((r) => r.cc)),
-    };
+    const patchRecipients = recipients.filter((r): r is NonNullable<typeof r> => r !== undefined);
+    // The cover, and every patch of a series that goes to everyone (ccAll), To: the people who apply the series.
+    const union = addressedTo(
+      { to: unique(patchRecipients.flatMap((r) => r.to)), cc: unique(patchRecipients.flatMap((r) => r.cc)), entries: Object.assign({}, ...patchRecipients.map((r) => r.entries)) as Record<string, string[]> },
+      seriesAppliers(patchRecipients.map((r) => r.appliers)),
+    );
     const commits = (await gitRaw(tree.root, ['rev-list', '--reverse', `${rec.base}..${rec.tip}`])).trim().split('\n');
     const idOf = (index: number) => `<kseries-${rec.name}-v${rec.version}-${index}-${(index === 0 ? rec.tip : commits[index - 1]!).slice(0, 12)}@${domain}>`;
     const threadRoot = idOf(count > 1 ? 0 : 1);
@@ -115,8 +119,13 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       if (isCover) {
         mail.headers = mail.headers.replace('*** SUBJECT HERE ***', rec.cover.subject);
         mail.body = mail.body.replace('*** BLURB HERE ***', blurbTail ? `${rec.cover.body}\n\n${blurbTail}` : rec.cover.body);
-      } else if (count === 1 && blurbTail) mail.body = addPatchChangelog(mail.body, blurbTail);
-      const own = isCover || (opts.ccAll ?? rec.ccAll) ? union : recipients[i]!;
+      } else if (count === 1) {
+        // A single patch carries below its --- what a cover letter would say to the reviewer.
+        const below = [rec.remarks ?? '', blurbTail].filter(Boolean).join('\n\n');
+        if (below) mail.body = addPatchChangelog(mail.body, below);
+      }
+      const mine = recipients[i];
+      const own = isCover || ccAll || !mine ? union : addressedTo(mine, mine.owners);
       const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
       const cc = unique([...own.cc, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
       const messageId = idOf(index);
@@ -140,6 +149,14 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** The entries that apply most of a series' patches: a documentation patch in a kprobes series goes with it. */
+function seriesAppliers(perPatch: Set<string>[]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const set of perPatch) for (const e of set) counts.set(e, (counts.get(e) ?? 0) + 1);
+  const most = Math.max(0, ...counts.values());
+  return new Set([...counts].filter(([, n]) => n === most).map(([e]) => e));
 }
 
 /** Nobody is a maintainer (e.g. a file only LKML covers): the lists become the To. */

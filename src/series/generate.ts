@@ -342,6 +342,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
       ...(plan.rfc ? { rfc: true } : {}),
       ...(plan.ccAll ? { ccAll: true } : {}),
       ...(plan.subjectTag ? { subjectTag: plan.subjectTag } : {}),
+      ...(plan.remarks ? { remarks: plan.remarks } : {}),
     });
     await gitRaw(tree.root, ['branch', branchName(plan.name, version), tip]);
     return { name: plan.name, version, branch: branchName(plan.name, version), base, commits, unchanged: false, plan };

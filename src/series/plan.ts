@@ -21,6 +21,8 @@ export interface SeriesPlan {
   name: string;
   params: Params;
   cover: { subject: string; body: string };
+  /** For a series of one patch: what it says below its `---` (the manifest's cover.remarks), if anything. */
+  remarks?: string;
   patches: PlannedPatch[];
   /** What the recipe code's prepare() gave (plans made by hand, as the benches do, have none). */
   prepared?: TemplateVars;
@@ -118,6 +120,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
       body: templates.file(manifest.cover!.template)({ ...vars, measured: measured.some(Boolean) ? measured : false, measuredTotal: input.measuredTotal ?? false }).trim(),
     })),
     patches,
+    ...(manifest.cover?.remarks && patches.length === 1 ? { remarks: templates.file(manifest.cover.remarks)(vars).trim() } : {}),
     prepared,
     rfc: manifest.rfc || vars.rfc === true,
     ...(manifest.ccAll ? { ccAll: true } : {}),

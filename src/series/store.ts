@@ -15,6 +15,8 @@ export interface SeriesRecord {
   base: string;
   tip: string;
   cover: { subject: string; body: string };
+  /** What a series of one patch says below its `---` (the recipe's remarks for the reviewer). */
+  remarks?: string;
   createdAt: string;
   /** What changed since the previous version (from emit --notes), one line per change. */
   notes?: string[];

@@ -91,7 +91,7 @@ export const PREFIXES: PrefixConvention[] = [
   { under: 'drivers/net/usb/', prefix: 'net: usb: {driver}', source: NETDEV },
   { under: 'drivers/net/wwan/', prefix: 'net: wwan: {dir|driver}', source: NETDEV },
   { under: 'drivers/net/ethernet/', prefix: '{driver}', source: NETDEV },
-  { under: 'drivers/net/ethernet/stmicro/stmmac/', prefix: 'net: stmmac: {stem}', strip: ['dwmac-', 'stmmac_'], source: lore('netdev', 'stmmac subjects are "net: stmmac: <glue>:"') },
+  { under: 'drivers/net/ethernet/stmicro/stmmac/', prefix: 'net: stmmac: {driver}', strip: ['dwmac-'], source: lore('netdev', 'stmmac subjects are "net: stmmac: <glue>:"') },
   { under: 'drivers/net/ethernet/ti/', prefix: 'net: ethernet: ti: {dir|driver}', source: lore('netdev', 'TI Ethernet subjects are "net: ethernet: ti: <driver>:"') },
   { under: 'drivers/net/', prefix: '{driver}', source: NETDEV },
   { under: 'net/bluetooth/', prefix: 'Bluetooth: {stem}', source: lore('linux-bluetooth', '"Bluetooth: <file>:"') },

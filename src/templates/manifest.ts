@@ -48,8 +48,11 @@ export interface Manifest {
   /** Id of built-in recipe code to use; defaults to the recipe id when such code exists. */
   code?: string;
   params: Record<string, ParamSpec>;
-  /** The cover letter; optional for a recipe of one patch (emit writes none for a single patch). */
-  cover?: { subject: string; template: string };
+  /**
+   * The cover letter; optional for a recipe of one patch (emit writes none for a single patch). `remarks`: what a
+   * series of one patch says below its `---` instead (notes for the reviewer that git am drops).
+   */
+  cover?: { subject: string; template: string; remarks?: string };
   patches: PatchSpec[];
   /** The series is a request for comments: emitted as [RFC PATCH ...] unless emit says otherwise. */
   rfc: boolean;
@@ -116,7 +119,7 @@ export function readManifest(dir: string): Manifest {
     series: str(m.series, where('series')),
     code: m.code === undefined ? undefined : str(m.code, where('code')),
     params,
-    ...(cover ? { cover: { subject: str(cover.subject, where('cover.subject')), template: str(cover.template, where('cover.template')) } } : {}),
+    ...(cover ? { cover: { subject: str(cover.subject, where('cover.subject')), template: str(cover.template, where('cover.template')), ...(cover.remarks === undefined ? {} : { remarks: str(cover.remarks, where('cover.remarks')) }) } } : {}),
     patches: patchList.map((p, i) => readPatch(p, where(`patches[${i}]`))),
     rfc: m.rfc === true,
     ccAll: m.ccAll === true,

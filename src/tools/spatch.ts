@@ -15,6 +15,8 @@ export interface SmplScript {
   /** Its `// Options:` line, split into arguments (coccicheck passes them to spatch). */
   options: string[];
   virtuals: string[];
+  /** Its `// Confidence:` line (High, Moderate, Medium, Low), as its author rates the rules' results. */
+  confidence?: string;
 }
 
 export function readSmpl(name: string, text: string): SmplScript {
@@ -26,7 +28,8 @@ export function readSmpl(name: string, text: string): SmplScript {
   const description = paragraph.join(' ') || undefined;
   const options = (/^\/\/[ \t]*Options:[ \t]*(.*)$/m.exec(text)?.[1] ?? '').split(/\s+/).filter(Boolean);
   const virtuals = [...text.matchAll(/^virtual\s+(.+)$/gm)].flatMap((m) => m[1]!.split(/[\s,]+/).filter(Boolean));
-  return { name, text, ...(description ? { description } : {}), options, virtuals };
+  const confidence = /^\/\/[ \t]*Confidence:[ \t]*(\w+)/m.exec(text)?.[1];
+  return { name, text, ...(description ? { description } : {}), options, virtuals, ...(confidence ? { confidence } : {}) };
 }
 
 /**

@@ -63,9 +63,9 @@ test('the #include a new helper needs goes where the file sorts it', () => {
 });
 
 /** The built-in recipe over a tree of two files, spatch stubbed with the fixture's diff. */
-async function planCocci(given: Record<string, string>, diff = DIFF, extra: Partial<TreeServices> = {}) {
+async function planCocci(given: Record<string, string>, diff = DIFF, extra: Partial<TreeServices> = {}, confidence = '') {
   const base: Record<string, string> = {
-    'scripts/coccinelle/api/string_choices.cocci': "/// Find places to use string_choices.h's various helpers.\n// Options: --no-includes --include-headers\nvirtual patch\n",
+    'scripts/coccinelle/api/string_choices.cocci': `/// Find places to use string_choices.h's various helpers.\n${confidence ? `// Confidence: ${confidence}\n` : ''}// Options: --no-includes --include-headers\nvirtual patch\n`,
   };
   // The files as spatch saw them: the old side of each hunk, padded to its line numbers.
   for (const f of diffFiles(diff)) {
@@ -147,4 +147,31 @@ test("a script with script:ocaml rules where no OCaml compiler is installed: the
     'spatch tree:scripts/coccinelle/null/badzero.cocci: its script:ocaml rules need the OCaml compiler, which is not installed',
     'apt-get install ocaml-nox',
   ]);
+});
+
+test("a hunk inside #if 0 is left out and named; a script of Medium confidence has every change listed for review", async () => {
+  const diff = [
+    '--- a/drivers/spi/spi-x.c',
+    '+++ b/drivers/spi/spi-x.c',
+    '@@ -2,3 +2,3 @@',
+    ' #if 0',
+    '-\tpr("%s", x ? "on" : "off");',
+    '+\tpr("%s", str_on_off(x));',
+    ' #endif',
+    '@@ -10,1 +10,1 @@',
+    '-\tpr("%s", y ? "on" : "off");',
+    '+\tpr("%s", str_on_off(y));',
+    '',
+  ].join('\n');
+  const { plan } = await planCocci({ script: 'tree:scripts/coccinelle/api/string_choices.cocci', paths: 'drivers/spi' }, diff, {}, 'Medium');
+  const after = plan.patches[0]!.changes[0]!.after!;
+  expect(after).toContain('\tpr("%s", x ? "on" : "off");');
+  expect(after).toContain('\tpr("%s", str_on_off(y));');
+  expect(plan.patches[0]!.body).toContain('(1 place)');
+  const text = plan.cover.body.replace(/\s+/g, ' ');
+  expect(text).toContain('rates its own confidence Medium');
+  expect(text).toContain('- spi: x: drivers/spi/spi-x.c:10 ');
+  expect(text).toContain('Left out: what the script changes inside #if 0, which no build compiles (drivers/spi/spi-x.c:3).');
+  // A series of one patch has no cover letter: the same notes go below its ---.
+  expect(plan.remarks!.replace(/\s+/g, ' ')).toBe('scripts/coccinelle/api/string_choices.cocci rates its own confidence Medium: its rules do not always keep what the code did, so here is every change, to read rather than trust: drivers/spi/spi-x.c:10. Left out: what the script changes inside #if 0, which no build compiles (drivers/spi/spi-x.c:3).');
 });

@@ -110,3 +110,22 @@ test("recipients: the people of an entry that names the file only by an N: keywo
   // For a file the AT91 entry covers by F:, its people stay (and the wireless entry's go).
   expect(withoutKeywordOnly(r, ['arch/arm/mach-at91/pm.c'], all).to).toEqual(['Nicolas Ferre <nicolas.ferre@microchip.com>']);
 });
+
+test('To: those who apply the patch and the driver\'s own maintainers; the broader subsystem and other trees Cc', async () => {
+  const { parseGetMaintainer } = await import('../../src/tools/kernel-scripts.js');
+  const { parseSections } = await import('../../src/subsystems/maintainers.js');
+  const { addressedTo, toEntries } = await import('../../src/subsystems/recipients.js');
+  const sections = parseSections([
+    'NETWORKING DRIVERS (WIRELESS)\nM:\tKalle Valo <kvalo@kernel.org>\nT:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/wireless/wireless-next.git\nF:\tdrivers/net/wireless/\n',
+    'QUALCOMM ATHEROS ATH11K WIRELESS DRIVER\nM:\tJeff Johnson <jjohnson@kernel.org>\nT:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/ath/ath.git\nF:\tdrivers/net/wireless/ath/ath11k/\n',
+    'DOCUMENTATION\nM:\tJonathan Corbet <corbet@lwn.net>\nT:\tgit git://git.lwn.net/linux.git docs-next\nF:\tDocumentation/\n',
+  ].join('\n'));
+  const r = parseGetMaintainer(['Jeff Johnson <jjohnson@kernel.org> (maintainer:QUALCOMM ATHEROS ATH11K WIRELESS DRIVER)', 'Kalle Valo <kvalo@kernel.org> (maintainer:NETWORKING DRIVERS (WIRELESS))', 'ath11k@lists.infradead.org (open list:QUALCOMM ATHEROS ATH11K WIRELESS DRIVER)'].join('\n'));
+  const files = ['drivers/net/wireless/ath/ath11k/mac.c'];
+  const to = toEntries(files, [sections.slice(0, 2)], sections);
+  expect([...to]).toEqual(['QUALCOMM ATHEROS ATH11K WIRELESS DRIVER']);
+  expect(addressedTo(r, to)).toMatchObject({ to: ['Jeff Johnson <jjohnson@kernel.org>'], cc: ['Kalle Valo <kvalo@kernel.org>', 'ath11k@lists.infradead.org'] });
+  // A patch to Documentation/ in a series sent to everyone (ccAll): its appliers are the docs tree's, the rest Cc.
+  const docs = toEntries(['Documentation/trace/kprobes.rst'], [[sections[2]!]], sections, true);
+  expect([...docs]).toEqual(['DOCUMENTATION']);
+});

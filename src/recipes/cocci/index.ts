@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { NoChangeError, RecipeError } from '../../errors.js';
 import { cocciRequest, diffFiles, locateScript, type DiffFile, type LocatedScript } from '../../edits/cocci.js';
+import { hunkPlaces, withoutDeadHunks, wrapAdded } from '../../edits/hunks.js';
 import { byTree, groupFiles, type Group } from '../../subsystems/groups.js';
 import { batches, cite, rulesOf, saying } from '../../subsystems/profile.js';
 import type { TemplateVars } from '../../templates/render.js';
@@ -18,14 +19,22 @@ export const cocci: RecipeCode = {
     const script = await locateScript(given, process.cwd(), ctx.readFile);
     const { paths, options } = cocciRequest([String(params.paths)], [String(params.options)], 'cocci: --path');
     // In path order, so the patches of a series are too.
-    const files = diffFiles(await ctx.spatch(script, paths, options)).sort((a, b) => a.file.localeCompare(b.file));
+    const made = diffFiles(await ctx.spatch(script, paths, options)).sort((a, b) => a.file.localeCompare(b.file));
     const where = paths.join(', ') || 'the tree';
-    if (files.length === 0) throw new NoChangeError(`spatch ${given} changes nothing in ${where}`, 'the script matches no code there; try another --path');
+    if (made.length === 0) throw new NoChangeError(`spatch ${given} changes nothing in ${where}`, 'the script matches no code there; try another --path');
+    // Code the compiler never sees is no change a maintainer wants: its hunks are left out, and named.
+    const { files, dead } = await liveFiles(ctx, made);
+    if (files.length === 0) throw new NoChangeError(`spatch ${given} changes only code inside #if 0 in ${where}`, 'the script matches no live code there; try another --path');
     const named = String(params.title);
     const title = (of: DiffFile[]) => named || titleOf(script, newCalls(of));
     // The header search and get_maintainer.pl runs are independent: side by side.
     const [needs, grouped] = await Promise.all([includesNeeded(ctx, files), groupFiles(ctx, files, { by: 'driver', ...(params.prefix ? { prefix: String(params.prefix) } : {}) })]);
-    const groups = grouped.map((g) => groupVars(g, title(g.files), needs));
+    // Each tree's column limit (netdev's 80) on the lines spatch added, where C lets them break.
+    const groups = grouped.map((g) => {
+      const w = wrapped(g);
+      return { ...groupVars(w.group, title(g.files), needs), wrappedLines: w.count, columnLimit: w.max ?? 0 };
+    });
+    const medium = /^(medium|moderate|low)$/i.test(script.confidence ?? '');
     const name = script.inTree ? script.file : path.basename(script.file);
     const { parts, notices } = await seriesParts(ctx, byTree(groups), params.force === true || params.rfc === true);
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
@@ -49,6 +58,9 @@ export const cocci: RecipeCode = {
       part: 0,
       partCount: 0,
       rule: false,
+      // A script that rates its own confidence Medium or Low: every change is named in the cover for review.
+      confidence: medium ? script.confidence! : false,
+      dead,
       notices,
       trees: parts.map((p) => ({
         ...treeVars(p.groups),
@@ -96,7 +108,27 @@ async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: bool
   return { parts, notices };
 }
 
-type GroupVars = ReturnType<typeof groupVars>;
+type GroupVars = ReturnType<typeof groupVars> & { wrappedLines: number; columnLimit: number };
+
+/** The files' diffs without hunks that change only `#if 0` code; where those were ("drivers/x.c:120"). */
+async function liveFiles(ctx: RecipeContext, files: DiffFile[]): Promise<{ files: DiffFile[]; dead: string[] }> {
+  const dead: string[] = [];
+  const live: DiffFile[] = [];
+  for (const f of files) {
+    const r = withoutDeadHunks(f.text, (await ctx.readFile(f.file)) ?? '');
+    dead.push(...r.dropped.map((line) => `${f.file}:${line}`));
+    if (r.text) live.push(r.dropped.length ? diffFiles(r.text)[0]! : f);
+  }
+  return { files: live, dead };
+}
+
+/** A group's diffs with the added lines over its tree's column limit wrapped, and how many were. */
+function wrapped(g: Group<DiffFile>): { group: Group<DiffFile>; count: number; max?: number } {
+  const max = rulesOf(g.route)?.columns?.max;
+  if (!max) return { group: g, count: 0 };
+  const done = g.files.map((f) => ({ f, w: wrapAdded(f.text, max) }));
+  return { group: { ...g, files: done.map(({ f, w }) => ({ ...f, text: w.text })) }, count: done.reduce((n, d) => n + d.w.wrapped, 0), max };
+}
 
 function groupVars(g: Group<DiffFile>, title: string, needs: Map<string, IncludeNeeded[]>) {
   const includes = g.files.flatMap((f) => needs.get(f.file) ?? []);
@@ -110,6 +142,8 @@ function groupVars(g: Group<DiffFile>, title: string, needs: Map<string, Include
     groupTitle: g.named + (g.lower ? title[0]!.toLowerCase() + title.slice(1) : title),
     files: g.files.map((f) => ({ file: f.file, sites: f.sites })),
     diffs: g.files,
+    diffText: g.files.map((f) => f.text).join(''),
+    places: g.files.map((f) => hunkPlaces(f.file, f.text)),
     fileList: g.files.map((f) => f.file).join(','),
     fileCount: g.files.length,
     sites: g.files.reduce((n, f) => n + f.sites, 0),
