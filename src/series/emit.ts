@@ -103,7 +103,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
     const patchRecipients = recipients.filter((r): r is NonNullable<typeof r> => r !== undefined);
     // The cover, and every patch of a series that goes to everyone (ccAll), To: the people who apply the series.
     const union = addressedTo(
-      { to: unique(patchRecipients.flatMap((r) => r.to)), cc: unique(patchRecipients.flatMap((r) => r.cc)), entries: Object.assign({}, ...patchRecipients.map((r) => r.entries)) as Record<string, string[]> },
+      { to: unique(patchRecipients.flatMap((r) => r.to)), cc: unique(patchRecipients.flatMap((r) => r.cc)), entries: mergedEntries(patchRecipients.map((r) => r.entries ?? {})) },
       seriesAppliers(patchRecipients.map((r) => r.appliers)),
     );
     const commits = (await gitRaw(tree.root, ['rev-list', '--reverse', `${rec.base}..${rec.tip}`])).trim().split('\n');
@@ -149,6 +149,13 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** Per address, every entry any patch named it for. */
+function mergedEntries(maps: Record<string, string[]>[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const m of maps) for (const [a, es] of Object.entries(m)) out[a] = unique([...(out[a] ?? []), ...es]);
+  return out;
 }
 
 /** The entries that apply most of a series' patches: a documentation patch in a kprobes series goes with it. */

@@ -9,8 +9,11 @@
 //   4. The tree of the most specific entry with a git tree whose code lies mostly within that scope, at least half of
 //      its code patterns (a driver's own tree: ath, rtw, iwlwifi, can-next — which lists drivers/phy's CAN
 //      transceiver too —, wpan-next, Intel's next-queue); the subsystem's when there is none.
+//   A subsystem that covers the file only as a whole top folder (lib/, net/, Documentation/) or architecture
+//   (arch/arm/) is a catch-all: the most specific entry with a tree takes the file (KPROBES takes
+//   lib/test_kprobes.c and Documentation/trace/kprobes.rst, a platform its arch/arm/mach-* folder).
 // Pure: entries in, an entry out.
-import { gitTrees, repoOf, type MaintainersEntry } from './maintainers.js';
+import { coverDepth, gitTrees, repoOf, type MaintainersEntry } from './maintainers.js';
 
 /** F: patterns that are no code of a subsystem's own: bindings, headers, docs, tools a driver entry lists too. */
 const NOT_CODE = /^(Documentation|include|tools|samples|scripts|LICENSES|usr)\/|\/include\/|^MAINTAINERS$|\.(rst|txt|yaml)$/;
@@ -25,10 +28,12 @@ export function codePatterns(entry: MaintainersEntry): string[] {
  * THE REST and keyword matches left out) and, to find a subsystem's scope, every MAINTAINERS entry (`all`; the
  * covering entries when the caller has no MAINTAINERS at hand).
  */
-export function applyingEntry(specific: MaintainersEntry[], all: MaintainersEntry[] = specific): MaintainersEntry | undefined {
+export function applyingEntry(file: string, specific: MaintainersEntry[], all: MaintainersEntry[] = specific): MaintainersEntry | undefined {
   const withTree = specific.filter((e) => gitTrees(e).length > 0);
   const subsystem = withTree[withTree.length - 1];
   if (!subsystem) return undefined;
+  const depth = coverDepth(subsystem, file);
+  if (depth !== undefined && (depth <= 1 || (depth === 2 && file.startsWith('arch/')))) return withTree[0];
   const repos = new Set(gitTrees(subsystem).map(repoOf));
   const scope = all.filter((e) => gitTrees(e).some((t) => repos.has(repoOf(t)))).flatMap(codePatterns);
   const within = (p: string) => scope.some((s) => p === s || (s.endsWith('/') ? p.startsWith(s) : p.startsWith(`${s}/`)));

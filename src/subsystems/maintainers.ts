@@ -74,7 +74,8 @@ export function coverDepth(entry: MaintainersEntry, file: string): number | unde
   let depth: number | undefined;
   for (const f of entry.files ?? []) {
     if (!patternCovers(f, file)) continue;
-    const d = f.replace(/\/$/, '').split('/').length + (f === file ? 1 : 0);
+    // A bare * adds no depth: lib/* covers lib/ as a whole.
+    const d = f.replace(/\/$/, '').split('/').filter((c) => c !== '*').length + (f === file ? 1 : 0);
     depth = Math.max(depth ?? 0, d);
   }
   if (depth !== undefined) return depth;

@@ -41,7 +41,7 @@ export function toEntries(files: string[], sections: MaintainersEntry[][], all: 
   const out = new Set<string>();
   files.forEach((file, i) => {
     const specific = specificEntries(file, sections[i] ?? []);
-    const applying = applyingEntry(specific, all);
+    const applying = applyingEntry(file, specific, all);
     if (!applying) return;
     out.add(applying.name);
     if (!appliersOnly) for (const e of specific.slice(0, specific.indexOf(applying))) out.add(e.name);

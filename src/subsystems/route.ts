@@ -66,7 +66,7 @@ export function routeOf(file: string, entries: MaintainersEntry[], all?: Maintai
 function routeOfEntries(file: string, specific: MaintainersEntry[], all: MaintainersEntry[] | undefined): Omit<Route, 'lists'> {
   const entry = specific[0]?.name;
   const prefix = entry ? entryPrefix(file, entry) : undefined;
-  const applying = applyingEntry(specific, all);
+  const applying = applyingEntry(file, specific, all);
   // An entry with several trees keeps one for fixes and one for new work (Intel's net-queue and next-queue): kseries'
   // patches are new work, so the tree that names "next" comes first, one that names "fixes" last.
   const rank = (t: string) => (/next/.test(t) ? 0 : /fixes|-rc\b|urgent/.test(t) ? 2 : 1);

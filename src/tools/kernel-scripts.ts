@@ -1,4 +1,6 @@
 // The tree's own scripts/checkpatch.pl and scripts/get_maintainer.pl, run from the tree top.
+import fs from 'node:fs';
+import path from 'node:path';
 import { coveringEntries, pathChanges } from '../mail/covered.js';
 import { entriesPerFile, parseSections, type MaintainersEntry } from '../subsystems/route.js';
 import { run } from './run.js';
@@ -137,10 +139,19 @@ export async function runGetMaintainerSections(treeRoot: string, ...files: strin
   return (await run('perl', ['scripts/get_maintainer.pl', '--nogit', '--nogit-fallback', '--sections', ...args], { cwd: treeRoot })).stdout;
 }
 
-/** The entries of each file from one run, or (an output that does not split per file) from a run per file. */
+/**
+ * The entries of each file from one run, or (an output that does not split per file) from a run per file. A file
+ * the checkout does not have (a patch adds it) is asked by its nearest folder that exists: get_maintainer.pl -f
+ * refuses a missing file, and the caller matches the entries' patterns against the file's own path.
+ */
 export async function sectionsPerFile(treeRoot: string, files: string[]): Promise<MaintainersEntry[][]> {
-  const batch = files.length > 1 ? entriesPerFile(await runGetMaintainerSections(treeRoot, ...files), files.length) : undefined;
-  return batch ?? Promise.all(files.map(async (f) => parseSections(await runGetMaintainerSections(treeRoot, f))));
+  const asked = files.map((f) => {
+    let p = f;
+    while (p.includes('/') && !fs.existsSync(path.join(treeRoot, p))) p = path.posix.dirname(p);
+    return p;
+  });
+  const batch = asked.length > 1 ? entriesPerFile(await runGetMaintainerSections(treeRoot, ...asked), asked.length) : undefined;
+  return batch ?? Promise.all(asked.map(async (f) => parseSections(await runGetMaintainerSections(treeRoot, f))));
 }
 
 /** The recent authors and committers of a file (get_maintainer.pl --git), for a file no entry but THE REST covers. */

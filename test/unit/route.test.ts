@@ -222,3 +222,28 @@ N:\tatmel
   expect(r).toMatchObject({ tree: 'wireless/wireless-next', tag: 'wireless-next', entry: 'NETWORKING DRIVERS (WIRELESS)' });
   expect(r.maintainers).toEqual(['Kalle Valo <kvalo@kernel.org>']);
 });
+
+test('a subsystem that covers the file only as a whole top folder is a catch-all: the most specific tree takes it (KPROBES)', () => {
+  const lib = `LIBRARY CODE
+M:\tAndrew Morton <akpm@linux-foundation.org>
+T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/akpm/mm.git mm-nonmm-unstable
+F:\tlib/*
+`;
+  const docs = `DOCUMENTATION
+M:\tJonathan Corbet <corbet@lwn.net>
+T:\tgit git://git.lwn.net/linux.git docs-next
+F:\tDocumentation/
+`;
+  const kprobes = `KPROBES
+M:\tMasami Hiramatsu <mhiramat@kernel.org>
+T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/trace/linux-trace.git
+F:\tDocumentation/trace/kprobes.rst
+F:\tkernel/kprobes.c
+F:\tlib/test_kprobes.c
+F:\tsamples/kprobes
+`;
+  const all = parseSections([lib, docs, kprobes].join('\n'));
+  expect(routeOf('lib/test_kprobes.c', parseSections([lib, kprobes, REST].join('\n')), all)).toMatchObject({ tree: 'trace/linux-trace', applyingEntry: 'KPROBES' });
+  expect(routeOf('Documentation/trace/kprobes.rst', parseSections([docs, kprobes, REST].join('\n')), all)).toMatchObject({ applyingEntry: 'KPROBES' });
+  expect(routeOf('lib/bcd.c', parseSections([lib, REST].join('\n')), all)).toMatchObject({ applyingEntry: 'LIBRARY CODE' });
+});
