@@ -9,11 +9,12 @@
 //   4. The tree of the most specific entry with a git tree whose code lies mostly within that scope, at least half of
 //      its code patterns (a driver's own tree: ath, rtw, iwlwifi, can-next — which lists drivers/phy's CAN
 //      transceiver too —, wpan-next, Intel's next-queue); the subsystem's when there is none.
-//   A subsystem that covers the file only as a whole top folder (lib/, net/, Documentation/) or architecture
-//   (arch/arm/) is a catch-all: the most specific entry with a tree takes the file (KPROBES takes
-//   lib/test_kprobes.c and Documentation/trace/kprobes.rst, a platform its arch/arm/mach-* folder).
+//   A subsystem that covers the file only as a whole top folder (lib/, net/, Documentation/), an architecture
+//   (arch/arm/) or through a wildcard across folders (arch/*/boot/dts/) is a catch-all: the most specific entry
+//   with a tree takes the file (KPROBES takes lib/test_kprobes.c and Documentation/trace/kprobes.rst, a platform
+//   its arch/arm/mach-* folder and its device trees).
 // Pure: entries in, an entry out.
-import { coverDepth, gitTrees, repoOf, type MaintainersEntry } from './maintainers.js';
+import { coverDepth, coveringPattern, gitTrees, patternCovers, repoOf, type MaintainersEntry } from './maintainers.js';
 
 /** F: patterns that are no code of a subsystem's own: bindings, headers, docs, tools a driver entry lists too. */
 const NOT_CODE = /^(Documentation|include|tools|samples|scripts|LICENSES|usr)\/|\/include\/|^MAINTAINERS$|\.(rst|txt|yaml)$/;
@@ -33,10 +34,11 @@ export function applyingEntry(file: string, specific: MaintainersEntry[], all: M
   const subsystem = withTree[withTree.length - 1];
   if (!subsystem) return undefined;
   const depth = coverDepth(subsystem, file);
-  if (depth !== undefined && (depth <= 1 || (depth === 2 && file.startsWith('arch/')))) return withTree[0];
+  const pattern = coveringPattern(subsystem, file) ?? '';
+  if (depth !== undefined && (depth <= 1 || (depth === 2 && file.startsWith('arch/')) || /(^|\/)\*(\/|$)/.test(pattern))) return withTree[0];
   const repos = new Set(gitTrees(subsystem).map(repoOf));
   const scope = all.filter((e) => gitTrees(e).some((t) => repos.has(repoOf(t)))).flatMap(codePatterns);
-  const within = (p: string) => scope.some((s) => p === s || (s.endsWith('/') ? p.startsWith(s) : p.startsWith(`${s}/`)));
+  const within = (p: string) => scope.some((s) => p === s || patternCovers(s, p.replace(/\/$/, '')));
   const mostlyWithin = (e: MaintainersEntry) => {
     const code = codePatterns(e);
     return code.filter(within).length * 2 >= code.length;

@@ -151,6 +151,8 @@ export const PREFIXES: PrefixConvention[] = [
   { under: 'arch/x86/kvm/vmx/', prefix: 'KVM: VMX', source: { file: 'Documentation/process/maintainer-kvm-x86.rst', quote: 'VMX' } },
   { under: 'arch/x86/kvm/svm/', prefix: 'KVM: SVM', source: { file: 'Documentation/process/maintainer-kvm-x86.rst', quote: 'SVM' } },
   { under: 'arch/x86/events/', prefix: 'perf/x86/{dir}', source: lore('linux-perf-users', '"perf/x86/intel:"') },
+  { under: 'arch/arm64/boot/dts/', prefix: 'arm64: dts: {dir}: {stem}', source: lore('linux-arm-kernel', '"arm64: dts: <vendor>: <board>:"') },
+  { under: 'arch/arm/boot/dts/', prefix: 'ARM: dts: {dir}: {stem}', source: lore('linux-arm-kernel', '"ARM: dts: <vendor>: <board>:"') },
   { under: 'arch/arm64/', prefix: 'arm64: {stem}', source: lore('linux-arm-kernel', '"arm64: <part>:"') },
   { under: 'arch/riscv/', prefix: 'riscv', source: { file: 'Documentation/arch/riscv/patch-acceptance.rst', quote: 'riscv' } },
   { under: 'crypto/', prefix: 'crypto', named: '{stem} - ', source: lore('linux-crypto', '"crypto: <part> - ..."') },

@@ -90,6 +90,12 @@ function safeRegex(source: string): RegExp | undefined {
   }
 }
 
+/** The deepest F: pattern of `entry` that covers `file`, if one does. */
+export function coveringPattern(entry: MaintainersEntry, file: string): string | undefined {
+  const depth = (f: string) => f.replace(/\/$/, '').split('/').filter((c) => c !== '*').length;
+  return (entry.files ?? []).filter((f) => patternCovers(f, file)).sort((a, b) => depth(b) - depth(a))[0];
+}
+
 /**
  * The entries that cover `file` by an F: pattern, the most specific first (get_maintainer.pl prints them in
  * MAINTAINERS order), without THE REST and without entries that name the file only by an N: keyword. An entry

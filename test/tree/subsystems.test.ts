@@ -7,13 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { KernelTree } from '../../src/tree/tree.js';
+import { scratchCommitOf } from '../helpers/review.js';
 import { forgetSeries } from '../helpers/series.js';
 import { cli, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
 let out: string;
 const run = (...args: string[]) => cli(['--tree', tree.root, ...args]);
-const SERIES = ['net-next', 'ath-next', 'can-next', 'wpan-next', 'wireless-next'].map((t) => `string_choices-${t}`);
+const SERIES = [...['net-next', 'ath-next', 'can-next', 'wpan-next', 'wireless-next'].map((t) => `string_choices-${t}`), ...['net-next', 'ath-next', 'can-next', 'qcom-linux'].map((t) => `trees-${t}`)];
 const PATHS = [
   'drivers/net/ethernet/cortina',
   'drivers/net/hyperv',
@@ -69,5 +70,35 @@ test('each driver to the tree that applies it, a patch per driver, prefixes and 
     const tag = s.series.replace('string_choices-', '');
     for (const m of mails) expect(m.subject, s.series).toMatch(new RegExp(`^\\[PATCH ${tag}( \\d+/\\d+)?\\]`));
     if (tag === 'wireless-next') expect(mails.flatMap((m) => [...m.to, ...m.cc]).join('\n')).not.toMatch(/microchip\.com|linux-arm-kernel/);
+  }
+});
+
+test('split of a commit touching net, wireless, CAN and arm64 device-tree files: each to its tree, with its prefix and tag', async () => {
+  const commit = scratchCommitOf(
+    tree.root,
+    [
+      { file: 'drivers/net/ethernet/realtek/r8169_main.c', from: 'tp->dash_enabled ? "enabled" : "disabled");', to: 'str_enabled_disabled(tp->dash_enabled));' },
+      { file: 'drivers/net/wireless/ath/ath11k/mac.c', from: 'arvif->vdev_id, psmode ? "enable" : "disable");', to: 'arvif->vdev_id, str_enable_disable(psmode));' },
+      { file: 'drivers/net/can/spi/mcp251xfd/mcp251xfd-core.c', from: 'ecc->cnt > 1 ? "s" : "");', to: 'str_plural(ecc->cnt));' },
+      { file: 'arch/arm64/boot/dts/qcom/sm8550.dtsi', from: 'status = "disabled";', to: 'status = "okay";' },
+    ],
+    'treewide: Tidy four places\n\nOne change for several trees, cut by kseries split.\n\nSigned-off-by: A U Thor <author@example.org>\n',
+  );
+  const r = await run('split', commit, '--series', 'trees', '--json');
+  expect(r.code, r.err).toBe(0);
+  const made = (JSON.parse(r.out) as { series: Made[] }).series;
+  // The device tree goes to the Qualcomm platform tree, not to the device-tree bindings tree that lists arch/*/boot/dts/.
+  expect(made.map((s) => [s.series, s.commits.map((c) => c.subject)])).toEqual([
+    ['trees-qcom-linux', ['arm64: dts: qcom: sm8550: Tidy four places']],
+    ['trees-can-next', ['can: mcp251xfd: Tidy four places']],
+    ['trees-net-next', ['r8169: Tidy four places']],
+    ['trees-ath-next', ['wifi: ath11k: Tidy four places']],
+  ]);
+  for (const s of made) {
+    const e = await run('emit', s.series, '--out', out, '--json');
+    expect(e.code, e.err).toBe(0);
+    const subject = (JSON.parse(e.out) as { messages: { subject: string }[] }).messages[0]!.subject;
+    const tag = { 'trees-net-next': 'net-next', 'trees-can-next': 'can-next', 'trees-ath-next': 'ath-next' }[s.series];
+    expect(subject, s.series).toMatch(tag ? new RegExp(`^\\[PATCH ${tag}\\] `) : /^\[PATCH\] /);
   }
 });
