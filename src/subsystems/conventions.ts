@@ -40,11 +40,13 @@ export const TREES: TreeRules[] = [
     cleanups: { discouraged: true, source: { file: NETDEV.file, quote: 'Netdev discourages patches which perform simple clean-ups' } },
   },
   {
-    repos: ['wireless/wireless-next', 'wireless/wireless'],
+    // Older MAINTAINERS still name trees their maintainers gave up long ago (linville's wireless-testing, luca's
+    // wl12xx, 6.1): their drivers go to wireless-next.
+    repos: ['wireless/wireless-next', 'wireless/wireless', 'linville/wireless-testing', 'luca/wl12xx'],
     slug: 'wireless-next',
     tag: { next: 'wireless-next', fixes: 'wireless', source: { url: WIRELESS_WIKI, says: 'mark the patch for the wireless or wireless-next tree: [PATCH wireless-next]' } },
   },
-  { repos: ['ath/ath'], slug: 'ath-next', tag: { next: 'ath-next', fixes: 'ath-current', source: { url: 'https://wireless.docs.kernel.org/en/latest/en/users/drivers/ath10k/submittingpatches.html', says: 'ath patches name their branch: [PATCH ath-next]' } } },
+  { repos: ['ath/ath', 'kvalo/ath'], slug: 'ath-next', tag: { next: 'ath-next', fixes: 'ath-current', source: { url: 'https://wireless.docs.kernel.org/en/latest/en/users/drivers/ath10k/submittingpatches.html', says: 'ath patches name their branch: [PATCH ath-next]' } } },
   { repos: ['github.com/pkshih/rtw'], slug: 'rtw-next', tag: { next: 'rtw-next', source: { url: WIRELESS_WIKI, says: 'Realtek drivers go through the rtw tree: [PATCH rtw-next]' } } },
   { repos: ['iwlwifi/iwlwifi', 'iwlwifi/iwlwifi-next'], slug: 'iwlwifi-next', tag: { next: 'iwlwifi-next', source: { url: WIRELESS_WIKI, says: 'iwlwifi patches go through the iwlwifi tree: [PATCH iwlwifi-next]' } } },
   { repos: ['mkl/linux-can-next', 'mkl/linux-can'], slug: 'can-next', tag: { next: 'can-next', fixes: 'can', source: { url: 'https://lore.kernel.org/linux-can/', says: 'CAN patches for the next release are posted as [PATCH can-next]' } } },
