@@ -1,5 +1,8 @@
 // What recipe code sees and returns. Recipe code is pure: it reads the tree through the context, never spawns.
 import type { Hits } from './static-key/measure.js';
+import type { BuildOptions } from '../build/builder.js';
+import type { MeasuredKinds } from '../measure/kernel.js';
+import type { KernelTree } from '../tree/tree.js';
 import type { Prover } from '../check/proofs/types.js';
 import type { Route } from '../subsystems/route.js';
 import type { TemplateVars } from '../templates/render.js';
@@ -55,8 +58,26 @@ export interface RuntimeEvidence {
   of(file: string, variable: string): FlagHits | { notMeasured: string } | undefined;
 }
 
+/** How generate asks for a boot's evidence: the kernel, the workload, the candidates measured. */
+export interface RuntimeRequest {
+  config: string;
+  workload: string;
+  candidates: MeasuredKinds;
+}
+
+/**
+ * What a recipe asks of the tree beyond what every recipe gets (files, MAINTAINERS, history, spatch): the series
+ * layer calls these when it plans that recipe, and imports no recipe to do so.
+ */
+export interface RecipeServices {
+  flagCandidates?(tree: KernelTree, base: string): RecipeContext['flagCandidates'];
+  runtime?(args: { tree: KernelTree; base: string; how: RuntimeRequest; build: BuildOptions; log?: (line: string) => void }): Promise<RuntimeEvidence>;
+}
+
 export interface RecipeCode {
   id: string;
+  /** The tree services this recipe needs that not every recipe gets. */
+  services?: RecipeServices;
   /** Template variables worked out from the tree and the parameters (defaults, counts, evidence). */
   prepare?(ctx: RecipeContext, params: Params): Promise<TemplateVars>;
   /** Rewrite one file for an edit of kind "transform"; throw TransformError to refuse. */

@@ -9,11 +9,9 @@ import { proveRange } from '../check/check.js';
 import { kunitKernelLabel } from '../boot/kunit.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
-import type { RuntimeEvidence } from '../recipes/types.js';
-import { measure, type MeasuredKinds } from '../recipes/static-key/measure.js';
+import type { RuntimeRequest } from '../recipes/types.js';
 import type { ObjectProof } from '../check/proofs/types.js';
 import { sizeRows, totalSize, type ObjectSize } from '../object-code/sizes.js';
-import { scanStaticKeys } from '../recipes/static-key/tree-scan/static-keys.js';
 import type { TemplateVars } from '../templates/render.js';
 import { commitChain, gitRaw, gitRunRaw, gitTry, readAtCommit } from '../tools/git.js';
 import { runGetMaintainerGit, runGetMaintainerOfFile, sectionsPerFile } from '../tools/kernel-scripts.js';
@@ -45,7 +43,7 @@ export interface GenerateOptions {
    * For a recipe whose manifest asks for runtime evidence: boot the base with this config and workload first
    * (kseries measure, cached per commit) and give the recipe each flag's hits. Undefined: nothing is booted.
    */
-  runtime?: { config: string; workload: string; candidates: MeasuredKinds };
+  runtime?: RuntimeRequest;
   /** Progress lines (the draft build takes a while). */
   log?: (line: string) => void;
   /**
@@ -79,7 +77,9 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const base = await resolveCommit(tree, opts.base ?? 'HEAD');
   const author = await authorIdent(tree, opts.from);
   const services = await treeServices(tree, base);
-  if (opts.recipe.manifest.measure && opts.runtime) services.runtime = await runtimeEvidence(tree, base, opts.runtime, opts.measure ?? { config: 'defconfig', distcc: false }, opts.log);
+  const own = opts.recipe.code?.services;
+  if (own?.flagCandidates) services.flagCandidates = own.flagCandidates(tree, base);
+  if (opts.recipe.manifest.measure && opts.runtime && own?.runtime) services.runtime = await own.runtime({ tree, base, how: opts.runtime, build: opts.measure ?? { config: 'defconfig', distcc: false }, log: opts.log });
   let input: PlanInput = { recipe: opts.recipe, given: opts.given, tree, readBase: (f) => readAtCommit(tree.root, base, f), services };
   let plan = await planSeries(input);
   for (const notice of (plan.prepared?.notices as string[] | undefined) ?? []) opts.log?.(notice);
@@ -169,24 +169,6 @@ const REASON_TEXT: Record<string, string> = {
   'next-not-probeable': 'kprobes refuse a probe there',
 };
 
-/** Each candidate's hits in a boot of the base (measured, or read from kseries' cache). */
-async function runtimeEvidence(tree: KernelTree, base: string, how: { config: string; workload: string; candidates: MeasuredKinds }, build: BuildOptions, log?: (line: string) => void): Promise<RuntimeEvidence> {
-  log?.(`measuring how often each candidate's test runs: ${how.config} kernel, ${how.workload} workload`);
-  const m = await measure({ tree, rev: base, config: how.config, workload: how.workload, candidates: how.candidates, env: build.env, progress: build.progress, log });
-  if (m.problems.length > 0) log?.(`the measurement boot had problems: ${m.problems.join('; ')} (console log: ${m.boot.consoleLog})`);
-  const byFlag = new Map(m.candidates.map((c) => [`${c.file}:${c.variable}`, c]));
-  return {
-    config: m.kernel,
-    workload: m.workload,
-    accel: m.accel,
-    of(file, variable) {
-      const c = byFlag.get(`${file}:${variable}`);
-      if (!c) return undefined;
-      return c.hits ? { perSecond: c.hits.perSecond, boot: c.hits.boot, perEvent: c.hits.perEvent, path: c.hits.path } : { notMeasured: c.notMeasured ?? 'not measured' };
-    },
-  };
-}
-
 /** The files under `pathspecs` that name `word` as a word at `base`; exit 1 (nothing found) is no failure here. */
 async function filesNaming(root: string, base: string, word: string, pathspecs: string[]): Promise<string[]> {
   const out = (await gitTry(root, ['grep', '-l', '-w', '-F', '--full-name', word, base, '--', ...pathspecs])) ?? '';
@@ -196,12 +178,11 @@ async function filesNaming(root: string, base: string, word: string, pathspecs: 
 /** How many of a file's latest commits give its usual subject prefix. */
 const HISTORY_SUBJECTS = 30;
 
-/** The tree-wide scan at the base, get_maintainer.pl, and the subjects of a file's history. */
+/** What every recipe may ask of the tree at the base: get_maintainer.pl, files naming a word, history, spatch, headers. */
 export async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
   const route = routesAt(tree.root, readAtCommit(tree.root, base, 'MAINTAINERS').then((t) => parseSections(t ?? '')));
   return {
-    flagCandidates: (paths) => scanStaticKeys(tree, [...paths], base),
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
     routeOf: route,
     authorsOf: async (file) => (useGit ? runGetMaintainerGit(tree.root, file) : []),

@@ -35,7 +35,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Pick<RecipeContext, 'flagCandidates' | 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'folderLog' | 'runtime' | 'spatch' | 'headersOf'>;
+export type TreeServices = Partial<Pick<RecipeContext, 'flagCandidates'>> & Pick<RecipeContext, 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'folderLog' | 'runtime' | 'spatch' | 'headersOf'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;
@@ -56,10 +56,13 @@ export interface PlanInput {
   kunit?: TemplateVars | false;
 }
 
+/** A recipe that scans for flags without declaring the service (RecipeCode.services), or a plan made by hand. */
+function noFlagScan(): never {
+  throw new RecipeError('this recipe scans the tree, which is not available here', 'run it through kseries generate');
+}
+
 const NO_SERVICES: TreeServices = {
-  flagCandidates() {
-    throw new RecipeError('this recipe scans the tree, which is not available here', 'run it through kseries generate');
-  },
+  flagCandidates: noFlagScan,
   maintainersOf() {
     throw new RecipeError('this recipe asks get_maintainer.pl, which is not available here', 'run it through kseries generate');
   },
@@ -82,7 +85,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
   const params = resolveParams(manifest.id, manifest.params, given);
   const templates = new TemplateCache(manifest.dir);
   const inline = (text: string, field: string) => templates.inline(text, field);
-  const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars), ...services };
+  const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars), ...services, flagCandidates: services.flagCandidates ?? noFlagScan };
   const prepared = input.prepared ?? (await code?.prepare?.(ctx, params)) ?? {};
   const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...prepared, kunit: input.kunit ?? false };
 

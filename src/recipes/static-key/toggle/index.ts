@@ -1,5 +1,6 @@
 // Recipe static-key-toggle: one runtime toggle (a bool module parameter, a 0/1 sysctl, a debugfs bool) made a static
 // key with a setter, in one patch. The flag must be one the scan calls manual only because of that interface.
+import { staticKeyServices } from '../services.js';
 import { ParamError } from '../../../errors.js';
 import type { TemplateVars } from '../../../templates/render.js';
 import { describe, fragments } from '../index.js';
@@ -15,6 +16,7 @@ export const TOGGLE_NEEDS = ['a param setter', 'a sysctl handler', 'a debugfs fi
 
 export const staticKeyToggle: RecipeCode = {
   id: 'static-key-toggle',
+  services: staticKeyServices,
 
   async prepare(ctx, params) {
     const only = String(params.only);

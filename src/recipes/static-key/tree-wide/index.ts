@@ -1,5 +1,6 @@
 // Recipe static-keys (tree-wide form): scan for flags, convert every `auto` one (or those chosen), one patch per
 // maintainer group. The per-flag conversion and the object-code proof are the static-key recipe's.
+import { staticKeyServices } from '../services.js';
 import { ParamError, RecipeError, TransformError } from '../../../errors.js';
 import type { Params } from '../../../templates/params.js';
 import type { TemplateVars } from '../../../templates/render.js';
@@ -47,6 +48,7 @@ interface FlagVars extends TemplateVars {
 
 export const staticKeys: RecipeCode = {
   id: 'static-keys',
+  services: staticKeyServices,
 
   async prepare(ctx, params) {
     const paths = listParam(params.paths);
