@@ -18,6 +18,8 @@ export interface SendOptions {
   smtpPort?: number;
   /** none | ssl | tls */
   smtpEncryption?: string;
+  /** The time to pace parts by (tests). */
+  now?: Date;
 }
 
 export interface SendResult {
@@ -39,6 +41,7 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   if (opts.send && !opts.force) {
     refusePlaceholders(files);
     await refuseLocalBase(files, opts.cwd);
+    refuseEarlyPart(opts.dir, files, opts.now ?? new Date());
   }
   const args = [
     'send-email',
@@ -55,7 +58,35 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   if (opts.smtpEncryption) args.push(`--smtp-encryption=${opts.smtpEncryption}`);
   args.push(...files);
   const res = await gitRun(opts.cwd, args, { env: { GIT_TERMINAL_PROMPT: '0' } });
+  if (opts.send) fs.writeFileSync(path.join(opts.dir, SENT), `${JSON.stringify({ sentAt: (opts.now ?? new Date()).toISOString() })}\n`);
   return { sent: opts.send, files, output: res.stdout + res.stderr };
+}
+
+/** The file send leaves beside a series it sent: when, so that the next part of a cut series can wait for it. */
+const SENT = 'sent.json';
+
+/** How long the next part of a series waits after the one before it (maintainer-netdev.rst: no repost within 24h). */
+const PART_PACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Part k of a tree's series cut to its limit ("... (part 2 of 4)" in the cover, out/<name>-2/) goes out only after
+ * part k-1 was sent, and a day after it: the tree reviews a series at a time.
+ */
+export function refuseEarlyPart(dir: string, files: string[], now: Date): void {
+  const cover = files.find((f) => path.basename(f).startsWith('0000-'));
+  const part = cover && /\(part (\d+) of (\d+)\)/.exec(getHeader(splitMail(fs.readFileSync(cover, 'utf8')).headers, 'Subject') ?? '');
+  const k = part ? Number(part[1]) : 1;
+  if (k <= 1) return;
+  const seriesDir = path.dirname(dir);
+  const previous = path.join(path.dirname(seriesDir), path.basename(seriesDir).replace(/-(\d+)$/, `-${k - 1}`));
+  const sent = fs.existsSync(previous) ? fs.readdirSync(previous).map((v) => path.join(previous, v, SENT)).filter((f) => fs.existsSync(f)) : [];
+  const last = Math.max(0, ...sent.map((f) => Date.parse((JSON.parse(fs.readFileSync(f, 'utf8')) as { sentAt: string }).sentAt)));
+  const name = path.basename(previous);
+  if (!last) throw new UsageError(`this is part ${k} of ${part![2]}: part ${k - 1} (${name}) has not been sent`, `send ${name} first, and this one once it is applied; or send with --force`);
+  if (now.getTime() - last < PART_PACE_MS) {
+    const hours = Math.ceil((PART_PACE_MS - (now.getTime() - last)) / 3_600_000);
+    throw new UsageError(`this is part ${k} of ${part![2]}: part ${k - 1} (${name}) went out less than a day ago`, `wait about ${hours} h (Documentation/process/maintainer-netdev.rst: "don't repost your patches within one 24h period"), or send with --force`);
+  }
 }
 
 /** A series whose base-commit no remote holds is refused: nobody could apply it. */
