@@ -64,18 +64,39 @@ export function deadLines(text: string): Set<number> {
   return dead;
 }
 
-/** The diff without the hunks that change only code inside `#if 0`, and where those were (old-file lines). */
-export function withoutDeadHunks(text: string, base: string): { text: string; dropped: number[] } {
+/** The diff without the hunks `drop` names, and where those were (the old file's first changed line). */
+export function dropHunks(text: string, drop: (h: Hunk, removed: number[]) => boolean): { text: string; dropped: number[] } {
   const { head, hunks } = splitHunks(text);
-  const dead = deadLines(base);
   const kept: Hunk[] = [];
   const dropped: number[] = [];
   for (const h of hunks) {
     const removed = removedLines(h);
-    if (removed.length > 0 && removed.every((n) => dead.has(n))) dropped.push(removed[0]!);
+    if (drop(h, removed)) dropped.push(removed[0] ?? h.oldStart);
     else kept.push(h);
   }
   return { text: kept.length ? joinHunks(head, kept) : '', dropped };
+}
+
+/** The diff without the hunks that change only code inside `#if 0`, and where those were (old-file lines). */
+export function withoutDeadHunks(text: string, base: string): { text: string; dropped: number[] } {
+  const dead = deadLines(base);
+  return dropHunks(text, (_, removed) => removed.length > 0 && removed.every((n) => dead.has(n)));
+}
+
+/**
+ * The diff without the hunks that assign what a `const char *` function returns (`constFns`) to a variable the file
+ * declares `char *` (octeontx2's `str = str_enabled_disabled(...)` with `char *str;`): the build warns of the
+ * discarded qualifier, an error under CONFIG_WERROR. Whether the declaration may become const, only the author can
+ * tell; the hunk is left out and named.
+ */
+export function withoutConstDiscards(text: string, base: string, constFns: ReadonlySet<string>): { text: string; dropped: number[] } {
+  const nonConst = (v: string) => new RegExp(`(^|[^\\w])(?<!const\\s{1,8})char\\s*\\*\\s*${v}\\b`, 'm').test(base);
+  return dropHunks(text, (h) =>
+    h.lines.some((l) => {
+      const m = l.startsWith('+') ? /\b(\w+)\s*=\s*(\w+)\s*\(/.exec(l) : null;
+      return !!m && constFns.has(m[2]!) && nonConst(m[1]!);
+    }),
+  );
 }
 
 /** A line's width with tabs at every 8 columns. */

@@ -63,10 +63,11 @@ test('the #include a new helper needs goes where the file sorts it', () => {
 });
 
 /** The built-in recipe over a tree of two files, spatch stubbed with the fixture's diff. */
-async function planCocci(given: Record<string, string>, diff = DIFF, extra: Partial<TreeServices> = {}, confidence = '') {
+async function planCocci(given: Record<string, string>, diff = DIFF, extra: Partial<TreeServices> = {}, confidence = '', files: Record<string, string> = {}) {
   const base: Record<string, string> = {
     'scripts/coccinelle/api/string_choices.cocci': `/// Find places to use string_choices.h's various helpers.\n${confidence ? `// Confidence: ${confidence}\n` : ''}// Options: --no-includes --include-headers\nvirtual patch\n`,
   };
+  Object.assign(base, files);
   // The files as spatch saw them: the old side of each hunk, padded to its line numbers.
   for (const f of diffFiles(diff)) {
     const lines: string[] = ['#include <linux/kernel.h>'];
@@ -174,4 +175,25 @@ test("a hunk inside #if 0 is left out and named; a script of Medium confidence h
   expect(text).toContain('Left out: what the script changes inside #if 0, which no build compiles (drivers/spi/spi-x.c:3).');
   // A series of one patch has no cover letter: the same notes go below its ---.
   expect(plan.remarks!.replace(/\s+/g, ' ')).toBe('scripts/coccinelle/api/string_choices.cocci rates its own confidence Medium: its rules do not always keep what the code did, so here is every change, to read rather than trust: drivers/spi/spi-x.c:10. Left out: what the script changes inside #if 0, which no build compiles (drivers/spi/spi-x.c:3).');
+});
+
+test("a hunk that puts a const char * helper's result into a char * is left out and named, not emitted as if clean", async () => {
+  const diff = [
+    '--- a/drivers/spi/spi-y.c',
+    '+++ b/drivers/spi/spi-y.c',
+    '@@ -2,2 +2,2 @@',
+    ' \tchar *str;',
+    '-\tstr = (cfg & 1) ? "enabled" : "disabled";',
+    '+\tstr = str_enabled_disabled(cfg & 1);',
+    '@@ -10,1 +10,1 @@',
+    '-\tpr("%s", y ? "on" : "off");',
+    '+\tpr("%s", str_on_off(y));',
+    '',
+  ].join('\n');
+  const header = 'static inline const char *str_enabled_disabled(bool v)\n{\n}\nstatic inline const char *str_on_off(bool v)\n{\n}\n';
+  const { plan } = await planCocci({ script: 'tree:scripts/coccinelle/api/string_choices.cocci', paths: 'drivers/spi' }, diff, {}, '', { 'include/linux/string_choices.h': header });
+  const after = plan.patches[0]!.changes[0]!.after!;
+  expect(after).toContain('\tstr = (cfg & 1) ? "enabled" : "disabled";');
+  expect(after).toContain('str_on_off(y)');
+  expect(plan.remarks!.replace(/\s+/g, ' ')).toContain('whether the variable may become const is the author\'s to judge (drivers/spi/spi-y.c:3).');
 });

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { NoChangeError, RecipeError } from '../../errors.js';
 import { cocciRequest, diffFiles, locateScript, type DiffFile, type LocatedScript } from '../../edits/cocci.js';
-import { hunkPlaces, withoutDeadHunks, wrapAdded } from '../../edits/hunks.js';
+import { hunkPlaces, withoutConstDiscards, withoutDeadHunks, wrapAdded } from '../../edits/hunks.js';
 import { byTree, groupFiles, type Group } from '../../subsystems/groups.js';
 import { batches, cite, rulesOf, saying } from '../../subsystems/profile.js';
 import type { TemplateVars } from '../../templates/render.js';
@@ -23,7 +23,7 @@ export const cocci: RecipeCode = {
     const where = paths.join(', ') || 'the tree';
     if (made.length === 0) throw new NoChangeError(`spatch ${given} changes nothing in ${where}`, 'the script matches no code there; try another --path');
     // Code the compiler never sees is no change a maintainer wants: its hunks are left out, and named.
-    const { files, dead } = await liveFiles(ctx, made);
+    const { files, dead, discards } = await keptFiles(ctx, made, await constReturning(ctx, newCalls(made)));
     if (files.length === 0) throw new NoChangeError(`spatch ${given} changes only code inside #if 0 in ${where}`, 'the script matches no live code there; try another --path');
     const named = String(params.title);
     const title = (of: DiffFile[]) => named || titleOf(script, newCalls(of));
@@ -61,6 +61,7 @@ export const cocci: RecipeCode = {
       // A script that rates its own confidence Medium or Low: every change is named in the cover for review.
       confidence: medium ? script.confidence! : false,
       dead,
+      discards,
       notices,
       trees: parts.map((p) => ({
         ...treeVars(p.groups),
@@ -110,16 +111,38 @@ async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: bool
 
 type GroupVars = ReturnType<typeof groupVars> & { wrappedLines: number; columnLimit: number };
 
-/** The files' diffs without hunks that change only `#if 0` code; where those were ("drivers/x.c:120"). */
-async function liveFiles(ctx: RecipeContext, files: DiffFile[]): Promise<{ files: DiffFile[]; dead: string[] }> {
+/**
+ * The files' diffs without the hunks a maintainer would not take: those that change only `#if 0` code, and those
+ * that put what a `const char *` helper returns into a `char *` (a new warning, an error under CONFIG_WERROR); where
+ * each was ("drivers/x.c:120").
+ */
+async function keptFiles(ctx: RecipeContext, files: DiffFile[], constFns: ReadonlySet<string>): Promise<{ files: DiffFile[]; dead: string[]; discards: string[] }> {
   const dead: string[] = [];
-  const live: DiffFile[] = [];
+  const discards: string[] = [];
+  const kept: DiffFile[] = [];
   for (const f of files) {
-    const r = withoutDeadHunks(f.text, (await ctx.readFile(f.file)) ?? '');
-    dead.push(...r.dropped.map((line) => `${f.file}:${line}`));
-    if (r.text) live.push(r.dropped.length ? diffFiles(r.text)[0]! : f);
+    const base = (await ctx.readFile(f.file)) ?? '';
+    const live = withoutDeadHunks(f.text, base);
+    const typed = live.text ? withoutConstDiscards(live.text, base, constFns) : { text: '', dropped: [] };
+    dead.push(...live.dropped.map((line) => `${f.file}:${line}`));
+    discards.push(...typed.dropped.map((line) => `${f.file}:${line}`));
+    if (typed.text) kept.push(live.dropped.length || typed.dropped.length ? diffFiles(typed.text)[0]! : f);
   }
-  return { files: live, dead };
+  return { files: kept, dead, discards };
+}
+
+/** Which of `calls` return `const char *`, as the header that declares each says (a macro: the function it calls). */
+async function constReturning(ctx: RecipeContext, calls: string[]): Promise<Set<string>> {
+  const headers = (await ctx.headersOf?.(calls)) ?? new Map<string, string>();
+  const out = new Set<string>();
+  for (const call of calls) {
+    const header = headers.get(call);
+    const text = header ? ((await ctx.readFile(`include/${header}`)) ?? '') : '';
+    const esc = call.replace(/[^\w]/g, '');
+    const macro = new RegExp(`^#define\\s+${esc}\\([^)]*\\)\\s+(\\w+)\\(`, 'm').exec(text)?.[1];
+    if (new RegExp(`const\\s+char\\s*\\*\\s*${macro ?? esc}\\s*\\(`).test(text)) out.add(call);
+  }
+  return out;
 }
 
 /** A group's diffs with the added lines over its tree's column limit wrapped, and how many were. */
