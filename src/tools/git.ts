@@ -6,7 +6,11 @@ import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
 import type { Socket } from 'node:net';
 import { run, runLines, runRaw, startProgram, type RunOptions, type RunResult } from './run.js';
 
-const CONFIG = ['-c', 'core.quotepath=off'];
+/**
+ * Before every subcommand. `--no-optional-locks`: a `git diff` or `git status` in the user's checkout would otherwise
+ * refresh and rewrite its index when stat data is stale, and kseries never changes the user's index.
+ */
+const CONFIG = ['--no-optional-locks', '-c', 'core.quotepath=off'];
 
 /** `git args...` with run()'s contract: options (env, input, okCodes) as given; a bad exit throws. */
 export function gitRun(cwd: string, args: string[], opts: Omit<RunOptions, 'cwd'> = {}): Promise<RunResult> {
@@ -36,7 +40,7 @@ async function git(cwd: string): Promise<SimpleGit> {
 export async function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
   try {
     if (env) return (await gitRun(cwd, args, { env })).stdout;
-    return await (await git(cwd)).raw(args);
+    return await (await git(cwd)).raw(['--no-optional-locks', ...args]);
   } catch (e) {
     if (e instanceof KseriesError) throw e;
     throw gitError(e, args);
@@ -46,7 +50,7 @@ export async function gitRaw(cwd: string, args: string[], env?: Record<string, s
 /** Like gitRaw, but undefined instead of an error (for probes such as "does this ref exist"). */
 export async function gitTry(cwd: string, args: string[]): Promise<string | undefined> {
   try {
-    return await (await git(cwd)).raw(args);
+    return await (await git(cwd)).raw(['--no-optional-locks', ...args]);
   } catch (e) {
     if (/ENOENT/.test(String(e))) throw gitError(e, args);
     return undefined;
