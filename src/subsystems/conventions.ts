@@ -64,10 +64,14 @@ export interface PrefixConvention {
   prefix: string;
   /** Taken off the front of the driver's word and the stem; one starting with - or _ off their end ("_edac"). */
   strip?: string[];
+  /** The part of the file's name `{stem}` stands for, where only a part is its word: the chip of rtw8852c_rfk.c. */
+  stemPart?: RegExp;
   /** Where the summary names the driver ("{driver} - " for Input, "({driver}) " for hwmon). */
   named?: string;
   /** The words every subject of the subsystem starts with now, whatever its older history wrote ("wifi: "). */
   lead?: string;
+  /** Another form the subsystem's subjects take about as often ("net: {driver}" beside "{driver}" in netdev): the guess is a weak one. */
+  also?: string;
   source: RuleSource;
 }
 
@@ -79,6 +83,8 @@ export const PREFIXES: PrefixConvention[] = [
   { under: 'drivers/net/wireless/', prefix: 'wifi: {driver}', strip: ['-usb', '-sdio', '-spi', '-pci', '_usb', '_sdio', '_spi', '_pci'], lead: 'wifi: ', source: { url: WIRELESS_WIKI, says: 'subjects of wireless patches start with "wifi: <driver>:"' } },
   { under: 'drivers/net/wireless/intel/iwlwifi/', prefix: 'wifi: iwlwifi: {dir}', lead: 'wifi: ', source: lore('linux-wireless', 'iwlwifi subjects name the part: "wifi: iwlwifi: mvm:"') },
   { under: 'drivers/net/wireless/mediatek/mt76/', prefix: 'wifi: mt76: {dir}', lead: 'wifi: ', source: lore('linux-wireless', 'mt76 subjects name the chip: "wifi: mt76: mt7921:"') },
+  { under: 'drivers/net/wireless/realtek/rtw88/rtw8', prefix: 'wifi: rtw88: {stem}', stemPart: /^rtw(\d{4}[a-z]*)/, lead: 'wifi: ', source: lore('linux-wireless', 'a chip\'s files are "wifi: rtw88: 8822c:"') },
+  { under: 'drivers/net/wireless/realtek/rtw89/rtw8', prefix: 'wifi: rtw89: {stem}', stemPart: /^rtw(\d{4}[a-z]*)/, lead: 'wifi: ', source: lore('linux-wireless', 'a chip\'s files are "wifi: rtw89: 8852c:"') },
   { under: 'drivers/net/wireless/realtek/rtlwifi/', prefix: 'wifi: rtlwifi: {dir}', lead: 'wifi: ', source: lore('linux-wireless', '"wifi: rtlwifi: rtl8192de:"') },
   { under: 'drivers/net/wireless/ralink/rt2x00/', prefix: 'wifi: rt2x00', lead: 'wifi: ', source: lore('linux-wireless', '"wifi: rt2x00:"') },
   { under: 'drivers/net/can/', prefix: 'can: {driver}', strip: ['can-', 'can_'], source: lore('linux-can', 'CAN driver subjects are "can: <driver>:"') },
@@ -92,18 +98,22 @@ export const PREFIXES: PrefixConvention[] = [
   { under: 'drivers/net/mdio/', prefix: 'net: mdio: {stem}', strip: ['mdio-'], source: NETDEV },
   { under: 'drivers/net/usb/', prefix: 'net: usb: {driver}', source: NETDEV },
   { under: 'drivers/net/wwan/', prefix: 'net: wwan: {dir|driver}', source: NETDEV },
-  { under: 'drivers/net/ethernet/', prefix: '{driver}', source: NETDEV },
+  { under: 'drivers/net/ethernet/', prefix: '{driver}', also: 'net: {driver}', source: NETDEV },
   { under: 'drivers/net/ethernet/stmicro/stmmac/', prefix: 'net: stmmac: {driver}', strip: ['dwmac-'], source: lore('netdev', 'stmmac subjects are "net: stmmac: <glue>:"') },
   { under: 'drivers/net/ethernet/ti/', prefix: 'net: ethernet: ti: {dir|driver}', source: lore('netdev', 'TI Ethernet subjects are "net: ethernet: ti: <driver>:"') },
-  { under: 'drivers/net/', prefix: '{driver}', source: NETDEV },
+  { under: 'drivers/net/', prefix: '{driver}', also: 'net: {driver}', source: NETDEV },
   { under: 'net/bluetooth/', prefix: 'Bluetooth: {stem}', source: lore('linux-bluetooth', '"Bluetooth: <file>:"') },
+  { under: 'net/ipv4/tcp', prefix: 'tcp', source: lore('netdev', '"tcp:" for the TCP files of net/ipv4/') },
+  { under: 'net/ipv4/udp', prefix: 'udp', source: lore('netdev', '"udp:" for the UDP files of net/ipv4/') },
   { under: 'net/ipv6/', prefix: 'ipv6', source: NETDEV },
+  { under: 'net/netfilter/', prefix: 'netfilter: {driver}', source: lore('netfilter-devel', '"netfilter: <module>:", "netfilter: nf_tables:"') },
   { under: 'net/mac80211/', prefix: 'wifi: mac80211', source: { url: WIRELESS_WIKI, says: '"wifi: mac80211:"' } },
   { under: 'net/wireless/', prefix: 'wifi: {stem}', source: { url: WIRELESS_WIKI, says: '"wifi: cfg80211:", "wifi: nl80211:"' } },
   // Drivers of other subsystems.
   { under: 'drivers/acpi/', prefix: 'ACPI: {stem}', source: lore('linux-acpi', '"ACPI: <part>:"') },
   { under: 'drivers/bluetooth/', prefix: 'Bluetooth: {driver}', source: lore('linux-bluetooth', '"Bluetooth: <driver>:"') },
   { under: 'drivers/char/hw_random/', prefix: 'hwrng', named: '{driver} - ', source: lore('linux-crypto', '"hwrng: <driver> - ..."') },
+  { under: 'drivers/cpufreq/amd-pstate', prefix: 'cpufreq/amd-pstate', source: lore('linux-pm', '"cpufreq/amd-pstate:"') },
   { under: 'drivers/clk/', prefix: 'clk: {dir}: {stem}', strip: ['clk-'], source: lore('linux-clk', '"clk: <vendor>: <driver>:"') },
   { under: 'drivers/crypto/', prefix: 'crypto: {dir|driver}', source: lore('linux-crypto', '"crypto: <driver> - ..."') },
   { under: 'drivers/cxl/', prefix: 'cxl/{stem}', source: lore('linux-cxl', '"cxl/<part>:"') },
@@ -157,6 +167,7 @@ export const PREFIXES: PrefixConvention[] = [
   { under: 'arch/arm/boot/dts/', prefix: 'ARM: dts: {dir}: {stem}', source: lore('linux-arm-kernel', '"ARM: dts: <vendor>: <board>:"') },
   { under: 'arch/arm64/', prefix: 'arm64: {stem}', source: lore('linux-arm-kernel', '"arm64: <part>:"') },
   { under: 'arch/riscv/', prefix: 'riscv', source: { file: 'Documentation/arch/riscv/patch-acceptance.rst', quote: 'riscv' } },
+  { under: 'block/blk-mq', prefix: 'blk-mq', source: lore('linux-block', '"blk-mq:" for the blk-mq files, "block:" for the rest') },
   { under: 'crypto/', prefix: 'crypto', named: '{stem} - ', source: lore('linux-crypto', '"crypto: <part> - ..."') },
   { under: 'fs/', prefix: '{dir}', source: lore('linux-fsdevel', '"btrfs:", "ext4:", "xfs:": the filesystem\'s name') },
   { under: 'fs/smb/', prefix: 'smb: {dir}', source: lore('linux-cifs', '"smb: client:"') },

@@ -3,7 +3,7 @@
 // recipe that splits (static-keys, cocci) and by `kseries split`.
 import path from 'node:path';
 import type { Route } from './route.js';
-import { driverOf, type Driver } from './module-name.js';
+import { driverOf, siblingObjects, type Driver } from './module-name.js';
 import { choosePrefix, historyPrefix, type LoggedCommit, type PrefixChoice, type PrefixSource } from './prefix.js';
 
 export { historyPrefix } from './prefix.js';
@@ -39,6 +39,8 @@ export interface Group<F extends { file: string }> {
   /** Where the prefix came from, and whether the author should confirm it (a guess on a tree without history). */
   prefixSource: PrefixSource;
   confirmPrefix: boolean;
+  /** The other form a guessed prefix's subsystem writes as often, for the author to choose. */
+  prefixAlso?: string;
   /** The driver's name at the start of the summary, where the subsystem writes it there ("xpad - "), else "". */
   named: string;
   /** The subject's first word is lower case in the files' history ("memcg: convert ..."). */
@@ -89,6 +91,7 @@ export async function groupFiles<F extends { file: string }>(ctx: GroupServices,
         prefixSource: choice.source,
         named: choice.named ?? '',
         confirmPrefix: choice.confirm,
+        ...(choice.also ? { prefixAlso: choice.also } : {}),
         // A driver's prefix names the driver ("i2c: sprd"), unless its history says otherwise.
         namesDriver: choice.source !== 'MAINTAINERS' || !g.files.every((f) => /^drivers\/.*\.[ch]$/.test(f.file)),
         lower: g.files.every((f) => historyCase(subjectsOf.get(f.file)!) === 'lower'),
@@ -126,6 +129,7 @@ async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { rou
     folder,
     ...(g.route.prefix ? { entryPrefix: g.route.prefix } : {}),
     pathPrefix: groupPrefix(names),
+    ...(ctx.readFile ? { siblings: await siblingObjects(names[0]!, ctx.readFile) } : {}),
     conventions,
   });
 }

@@ -91,3 +91,11 @@ function ownFolderName(makefile: string, dir: string): string | undefined {
   if (built.length === 0 || rest.some((r) => r === undefined)) return undefined;
   return rest.some((r) => r === '' || PART_WORDS.test(r!)) ? name : undefined;
 }
+
+/** The other objects the Makefile of `file`'s folder builds ("paravirt" beside tsc.c in arch/x86/kernel/): names a subject may give that are not this file's. */
+export async function siblingObjects(file: string, read: ReadFile): Promise<string[]> {
+  const dir = file.split('/').slice(0, -1).join('/');
+  const own = file.split('/').pop()!.replace(/\.[a-zA-Z]+$/, '');
+  const makefile = (await read(`${dir}/Makefile`)) ?? (await read(`${dir}/Kbuild`)) ?? '';
+  return [...new Set([...makefile.matchAll(/([A-Za-z0-9_-]+)\.o\b/g)].map((m) => m[1]!))].filter((o) => o !== own);
+}

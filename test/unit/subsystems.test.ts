@@ -53,11 +53,43 @@ test('prefixes: the file history first, then the form its folder gives its drive
   expect(choosePrefix({ file: 'lib/vsprintf.c', driver: { name: 'vsprintf', dir: 'lib' }, folder: 'lib', pathPrefix: 'vsprintf', entryPrefix: 'printk', fileSubjects: [], folderLog: [] })).toEqual({ prefix: 'printk', source: 'MAINTAINERS', confirm: true });
 });
 
+test('prefixes: history weighed by how closely each subject names the file, against the guess from the tree', () => {
+  const at = (file: string, driver: { name: string; dir: string }, fileSubjects: string[], siblings?: string[]) =>
+    choosePrefix({ file, driver, fileSubjects, folderLog: [], folder: driver.dir, pathPrefix: '', ...(siblings ? { siblings } : {}) }).prefix;
+  // "KVM: arm64" names the kvm folder of arch/arm64/kvm/sys_regs.c as surely as "arm64: kvm" does; four say it.
+  expect(at('arch/arm64/kvm/sys_regs.c', { name: 'kvm', dir: 'arch/arm64/kvm' }, ['arm64: kvm: Save MTE', 'KVM: arm64: Stop a', 'KVM: arm64: Stop b', 'KVM: arm64: Move c'])).toBe('KVM: arm64');
+  // A series about a sibling object that also touched the file says nothing of the file's own prefix.
+  const paravirt = ['x86/paravirt: Plumb a return code', 'x86/paravirt: Move a stub', 'x86/paravirt: Mark as __init'];
+  expect(choosePrefix({ file: 'arch/x86/kernel/tsc.c', driver: { name: 'tsc', dir: 'arch/x86/kernel' }, fileSubjects: paravirt, folderLog: [], folder: 'arch/x86/kernel', pathPrefix: 'x86/tsc', siblings: ['paravirt', 'tsc_sync'] })).toEqual({ prefix: 'x86/tsc', source: 'path', confirm: true });
+  // A subsystem's word said by all five subjects beats the convention's guess ("gpio: mvebu", the driver's); said by
+  // three, not. A core.c is the subsystem's own: "pwm", not "pwm: core".
+  const gpio = ['gpio: Drop a', 'gpio: Remove b', 'gpio: Fix c', 'gpio: Use d', 'gpio: Zero e'];
+  expect(at('drivers/gpio/gpio-mvebu.c', { name: 'gpio-mvebu', dir: 'drivers/gpio' }, gpio)).toBe('gpio');
+  expect(at('drivers/gpio/gpio-mvebu.c', { name: 'gpio-mvebu', dir: 'drivers/gpio' }, gpio.slice(0, 3))).toBe('gpio: mvebu');
+  expect(at('drivers/pwm/core.c', { name: 'core', dir: 'drivers/pwm' }, [])).toBe('pwm');
+  // Two subjects naming only the group of drivers ("net: dsa") weigh less than the convention's guess for the driver.
+  expect(at('drivers/net/dsa/b53/b53_common.c', { name: 'b53_common', dir: 'drivers/net/dsa/b53' }, ['net: dsa: add a', 'net: dsa: act b'])).toBe('net: dsa: b53');
+  // netdev writes "net: <driver>" and "<driver>" about equally: its convention is a weak guess, and the file's own
+  // subjects decide (three "net: ftgmac100" against two "ftgmac100").
+  const ftgmac = ['ftgmac100: Remove a', 'net: ftgmac100: Disable b', 'ftgmac100: Restart c', 'net: ftgmac100: move d', 'net: ftgmac100: add e'];
+  expect(at('drivers/net/ethernet/faraday/ftgmac100.c', { name: 'ftgmac100', dir: 'drivers/net/ethernet/faraday' }, ftgmac)).toBe('net: ftgmac100');
+  expect(choosePrefix({ file: 'drivers/net/ethernet/faraday/ftgmac100.c', driver: { name: 'ftgmac100', dir: 'drivers/net/ethernet/faraday' }, fileSubjects: [], folderLog: [], folder: '', pathPrefix: '' })).toEqual({ prefix: 'ftgmac100', also: 'net: ftgmac100', source: 'convention', confirm: true });
+  // One subject naming the file does not outweigh the conventions' guess; tree-wide subjects count for little.
+  expect(at('drivers/gpu/drm/i915/gt/intel_region_lmem.c', { name: 'i915', dir: 'drivers/gpu/drm/i915' }, ['drm/i915: Remove a'])).toBe('drm/i915/gt');
+  expect(at('drivers/net/netkit.c', { name: 'netkit', dir: 'drivers/net' }, ['bpf: Add a', 'rtnetlink: Pack b', 'net: Use c', 'rtnetlink: Decouple d'], ['veth', 'vxlan'])).toBe('netkit');
+});
+
 test('conventions fill their forms: a folder, a stem, the driver, parts that repeat or say nothing dropped', () => {
   const none = { fileSubjects: [], folderLog: [], folder: '', pathPrefix: '' };
   const at = (file: string, name: string, dir = file.slice(0, file.lastIndexOf('/'))) => choosePrefix({ ...none, file, driver: { name, dir } });
   expect(at('drivers/iio/adc/ad7124.c', 'ad7124').prefix).toBe('iio: adc: ad7124');
   expect(at('drivers/spi/spi.c', 'spi').prefix).toBe('spi');
+  // A Realtek chip's files name the chip; the driver's other files the driver.
+  expect(at('drivers/net/wireless/realtek/rtw89/rtw8852c_rfk.c', 'rtw89').prefix).toBe('wifi: rtw89: 8852c');
+  expect(at('drivers/net/wireless/realtek/rtw89/fw.c', 'rtw89').prefix).toBe('wifi: rtw89');
+  expect(at('net/ipv4/tcp_input.c', 'tcp_input').prefix).toBe('tcp');
+  expect(at('block/blk-mq-sched.c', 'blk-mq-sched').prefix).toBe('blk-mq');
+  expect(at('net/netfilter/nf_tables_api.c', 'nf_tables').prefix).toBe('netfilter: nf_tables');
   expect(at('drivers/soc/qcom/qcom_aoss.c', 'qcom_aoss').prefix).toBe('soc: qcom: aoss');
   expect(at('drivers/edac/amd64_edac.c', 'amd64_edac').prefix).toBe('EDAC/amd64');
   expect(at('drivers/net/phy/qcom/at803x.c', 'at803x').prefix).toBe('net: phy: qcom: at803x');

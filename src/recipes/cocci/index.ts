@@ -38,7 +38,7 @@ export const cocci: RecipeCode = {
     const name = script.inTree ? script.file : path.basename(script.file);
     const { parts, notices } = await seriesParts(ctx, byTree(groups), params.force === true || params.rfc === true);
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
-    const guessed = groups.filter((g) => g.confirmPrefix).map((g) => `${g.prefix} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
+    const guessed = groups.filter((g) => g.confirmPrefix).map((g) => `${g.prefix}${g.prefixAlso ? ` or ${g.prefixAlso}` : ''} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
     if (guessed.length) notices.push(`the tree has no history to learn subject prefixes from; confirm ${guessed.length === 1 ? 'this one' : `these ${guessed.length}`} or give --set prefix=...: ${guessed.join(', ')}`);
     return {
       scriptPath: script.inTree ? given : script.file,
@@ -161,6 +161,7 @@ function groupVars(g: Group<DiffFile>, title: string, needs: Map<string, Include
     prefix: g.prefix,
     prefixSource: g.prefixSource,
     confirmPrefix: g.confirmPrefix,
+    ...(g.prefixAlso ? { prefixAlso: g.prefixAlso } : {}),
     route: g.route,
     groupTitle: g.named + (g.lower ? title[0]!.toLowerCase() + title.slice(1) : title),
     files: g.files.map((f) => ({ file: f.file, sites: f.sites })),
