@@ -27,9 +27,10 @@ export function snapshot(root: string, files: string[]): Snapshot {
       .filter((l) => !l.startsWith('refs/heads/kseries/'))
       .join('\n'),
     index: sha(fs.readFileSync(path.join(root, '.git', 'index'))),
-    status: git(root, 'status', '--porcelain=v2', '--untracked-files=all', '--ignored=no'),
-    diff: sha(git(root, 'diff')),
-    staged: sha(git(root, 'diff', '--cached')),
+    // Read-only looks: a plain `git status` would refresh a stat-dirty index and change what the next snapshot reads.
+    status: git(root, '--no-optional-locks', 'status', '--porcelain=v2', '--untracked-files=all', '--ignored=no'),
+    diff: sha(git(root, '--no-optional-locks', 'diff')),
+    staged: sha(git(root, '--no-optional-locks', 'diff', '--cached')),
     files: Object.fromEntries(files.map((f) => [f, sha(fs.readFileSync(path.join(root, f)))])),
   };
 }
