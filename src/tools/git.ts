@@ -1,6 +1,8 @@
 // Every git kseries runs goes through this module (a test pins it): simple-git for plain calls, run() where an
 // environment, stdin, streaming or a result code is needed. Argument arrays, an explicit working directory, no shell.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
 import type { Socket } from 'node:net';
@@ -12,19 +14,40 @@ import { run, runLines, runRaw, startProgram, type RunOptions, type RunResult } 
  */
 const CONFIG = ['--no-optional-locks', '-c', 'core.quotepath=off'];
 
+/**
+ * Porcelain that refreshes the index it reads: `git diff` and `git status` in a checkout write the index back when
+ * its stat data is stale, `--no-optional-locks` or not (git 2.39's diff does), and kseries never changes the user's
+ * index. They read a private copy of it instead.
+ */
+const REFRESHING = new Set(['diff', 'status']);
+
+async function withPrivateIndex<T>(cwd: string, args: string[], env: RunOptions['env'], fn: (env: RunOptions['env']) => Promise<T>): Promise<T> {
+  if (!REFRESHING.has(args[0] ?? '') || env?.GIT_INDEX_FILE) return fn(env);
+  const where = await runRaw('git', ['rev-parse', '--git-path', 'index'], { cwd });
+  const index = path.resolve(cwd, where.stdout.trim());
+  if (where.code !== 0 || !fs.existsSync(index)) return fn(env);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-index-'));
+  try {
+    fs.copyFileSync(index, path.join(dir, 'index'));
+    return await fn({ ...env, GIT_INDEX_FILE: path.join(dir, 'index') });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** `git args...` with run()'s contract: options (env, input, okCodes) as given; a bad exit throws. */
 export function gitRun(cwd: string, args: string[], opts: Omit<RunOptions, 'cwd'> = {}): Promise<RunResult> {
-  return run('git', [...CONFIG, ...args], { ...opts, cwd });
+  return withPrivateIndex(cwd, args, opts.env, (env) => run('git', [...CONFIG, ...args], { ...opts, ...(env ? { env } : {}), cwd }));
 }
 
 /** Like gitRun, but every exit code is returned. */
 export function gitRunRaw(cwd: string, args: string[], opts: Omit<RunOptions, 'cwd'> = {}): Promise<RunResult> {
-  return runRaw('git', [...CONFIG, ...args], { ...opts, cwd });
+  return withPrivateIndex(cwd, args, opts.env, (env) => runRaw('git', [...CONFIG, ...args], { ...opts, ...(env ? { env } : {}), cwd }));
 }
 
 /** `git args...` with its stdout handed over line by line while it runs. */
 export function gitLines(cwd: string, args: string[], onLine: (line: string) => void): Promise<{ code: number; stderr: string }> {
-  return runLines('git', [...CONFIG, ...args], { cwd }, onLine);
+  return withPrivateIndex(cwd, args, undefined, (env) => runLines('git', [...CONFIG, ...args], { cwd, ...(env ? { env } : {}) }, onLine));
 }
 
 /** simple-git, loaded on first use: `kseries scan` runs git grep only and need not load it. */
@@ -39,7 +62,7 @@ async function git(cwd: string): Promise<SimpleGit> {
  */
 export async function gitRaw(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
   try {
-    if (env) return (await gitRun(cwd, args, { env })).stdout;
+    if (env || REFRESHING.has(args[0] ?? '')) return (await gitRun(cwd, args, env ? { env } : {})).stdout;
     return await (await git(cwd)).raw(['--no-optional-locks', ...args]);
   } catch (e) {
     if (e instanceof KseriesError) throw e;
@@ -50,6 +73,7 @@ export async function gitRaw(cwd: string, args: string[], env?: Record<string, s
 /** Like gitRaw, but undefined instead of an error (for probes such as "does this ref exist"). */
 export async function gitTry(cwd: string, args: string[]): Promise<string | undefined> {
   try {
+    if (REFRESHING.has(args[0] ?? '')) return (await gitRun(cwd, args)).stdout;
     return await (await git(cwd)).raw(['--no-optional-locks', ...args]);
   } catch (e) {
     if (/ENOENT/.test(String(e))) throw gitError(e, args);
