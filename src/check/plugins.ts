@@ -19,6 +19,8 @@ export interface PatchFindings {
   proofs: ObjectProof[];
   checkpatch: CheckpatchResult;
   problems: Problem[];
+  /** The problems with the rules of the tree the range goes to. */
+  tree: Problem[];
 }
 
 /** b4's review-CI contract: one entry per check of one patch. */

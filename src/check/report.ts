@@ -31,6 +31,8 @@ export interface PatchReport {
   proofs: ObjectProof[];
   checkpatch: CheckpatchResult;
   problems: Problem[];
+  /** The rules of the tree the range goes to (its limit, column limit, subject tag), each citing where it is written. */
+  tree: Problem[];
 }
 
 /** The report of a range; each series check that ran adds its field (`kunit`, `boot`: SeriesResults). */

@@ -21,9 +21,9 @@ export interface CommitMessage {
   author: { name: string; email: string };
 }
 
-const SUBMITTING = 'submitting-patches.rst';
+export const SUBMITTING = 'submitting-patches.rst';
 const SUMMARY_MAX = 75;
-const SERIES_MAX = 15;
+export const SERIES_MAX = 15;
 
 /** Problems of one commit message. */
 export function checkMessage(c: CommitMessage): Problem[] {
@@ -60,7 +60,7 @@ export function checkMessage(c: CommitMessage): Problem[] {
 }
 
 /**
- * Problems of the series as a whole: its cover letter, its length, repeated subjects. A cover letter is asked for
+ * Problems of the series as a whole: its cover letter, repeated subjects (its length is a tree rule, tree-rules.ts). A cover letter is asked for
  * only of a series posted as mail (`mailed`): a range of commits has none. `parts` is how many patches were mailed
  * (a received series counts what it holds, whether or not each applied).
  */
@@ -71,9 +71,6 @@ export function checkSeries(subjects: string[], cover: { subject: string; body: 
   }
   if (cover && /\*\*\* (SUBJECT|BLURB) HERE \*\*\*|EDITME/.test(`${cover.subject}\n${cover.body}`)) {
     problems.push({ kind: 'cover-placeholder', severity: 'error', message: `the cover letter still holds placeholder text (5.Posting.rst, "Sending the patch")` });
-  }
-  if (subjects.length > SERIES_MAX) {
-    problems.push({ kind: 'series-length', severity: 'warning', message: `${subjects.length} patches: post about ${SERIES_MAX} at a time (${SUBMITTING}, "Separate your changes")` });
   }
   const seen = new Map<string, number>();
   subjects.forEach((s, i) => {

@@ -1,11 +1,41 @@
-// The rules of the tree a range goes to (subsystems/conventions.ts' TREES, which MAINTAINERS routing picks), checked
-// as its maintainers' bots check them: the series limit, the column limit of added lines, the tag in the subjects of
-// mailed patches, and whether the tree takes stand-alone clean-ups. Each problem cites where its rule is written.
+// The rules of the tree a range goes to, one registered entry each, as its maintainers and their bots apply them: the
+// series limit (the tree's, else submitting-patches.rst's), the column limit of added lines, the tag in the subjects
+// of mailed patches. The `tree` check (checks/tree.ts) runs every registered rule; each problem cites where its rule
+// is written. generate and split read the same table (subsystems/conventions.ts TREES, through profile.ts) to cut
+// series within the limit and to leave out clean-ups a tree discourages.
 import { routeOf, type MaintainersEntry, type Route } from '../subsystems/route.js';
 import { cite, rulesOf, saying, type TreeRules } from '../subsystems/profile.js';
+import type { RuleSource } from '../subsystems/conventions.js';
 import { sectionsPerFile } from '../tools/kernel-scripts.js';
 import type { KernelTree } from '../tree/tree.js';
-import type { Problem } from './rules.js';
+import { SERIES_MAX, SUBMITTING, type Problem } from './rules.js';
+
+/** What a rule reads besides the mails: the tree the range goes to, its rules, and where a rule is written. */
+export interface TreeRuleContext {
+  /** The tree most of the range's files go to, with its rules; undefined where the table does not know the tree. */
+  found?: { route: Route; rules: TreeRules };
+  /** A rule's words and where they are written, as a report quotes them ("...: file:line" of the tree at hand). */
+  cited(source: RuleSource): Promise<string>;
+}
+
+export interface TreeRule {
+  kind: string;
+  /** The problems of one patch: its mail, and its subject as mailed (undefined for a commit not yet mailed). */
+  patch?(mail: string, subject: string | undefined, t: TreeRuleContext): Promise<Problem[]>;
+  /** The problems of the series as a whole. */
+  series?(mails: string[], t: TreeRuleContext): Promise<Problem[]>;
+}
+
+const TREE_RULES: TreeRule[] = [];
+
+/** Register a rule; the same kind again keeps the first. */
+export function registerTreeRule(r: TreeRule): void {
+  if (!TREE_RULES.some((x) => x.kind === r.kind)) TREE_RULES.push(r);
+}
+
+export function treeRules(): readonly TreeRule[] {
+  return TREE_RULES;
+}
 
 /** The files a patch mail changes (its `diff --git` headers, new side). */
 export function mailFiles(mail: string): string[] {
@@ -51,31 +81,44 @@ function expandTabs(s: string): string {
   return out;
 }
 
+registerTreeRule({
+  kind: 'tree-columns',
+  async patch(mail, _subject, { found, cited }) {
+    const columns = found?.rules.columns;
+    if (!columns) return [];
+    const long = longLines(mail, columns.max);
+    const rule = long.length ? await cited(columns.source) : '';
+    return long.map((l) => ({ kind: 'tree-columns', severity: 'warning', message: `${l.file}:${l.line}: ${l.columns} columns, over the ${columns.max} ${found.route.tree} applies: ${rule}` }));
+  },
+});
+
+registerTreeRule({
+  kind: 'tree-tag',
+  async patch(_mail, subject, { found, cited }) {
+    const tag = found?.rules.tag;
+    if (!tag || subject === undefined || new RegExp(`^\\[[^\\]]*\\b(${tag.next}|${tag.fixes ?? tag.next})\\b[^\\]]*\\]`).test(subject)) return [];
+    return [{ kind: 'tree-tag', severity: 'warning', message: `the subject names no tree: ${found.route.tree} asks for [PATCH ${tag.next}]${tag.fixes ? ` (or [PATCH ${tag.fixes}] for a fix)` : ''}: ${await cited(tag.source)}` }];
+  },
+});
+
+registerTreeRule({
+  kind: 'series-length',
+  async series(mails, { found, cited }) {
+    const limit = found?.rules.seriesLimit;
+    if (limit && mails.length > limit.max) return [{ kind: 'series-length', severity: 'warning', message: `${mails.length} patches for ${found.route.tree}, over its limit of ${limit.max}: ${await cited(limit.source)}` }];
+    if (!limit && mails.length > SERIES_MAX) return [{ kind: 'series-length', severity: 'warning', message: `${mails.length} patches: post about ${SERIES_MAX} at a time (${SUBMITTING}, "Separate your changes")` }];
+    return [];
+  },
+});
+
 /**
- * Each patch's problems with the tree's rules, and the series' own. `subjects`: the mailed subjects, where the
- * patches were mailed; `read`: the tree's files, for the line a rule is written on.
+ * Each patch's problems with the rules of the tree the range goes to (`found`, undefined for a tree the table does
+ * not know: the general rules only), and the series' own. `subjects`: the mailed subjects, where the patches were
+ * mailed; `read`: the tree's files, for the line a rule is written on.
  */
-export async function treeRuleProblems(read: (file: string) => Promise<string | undefined>, found: { route: Route; rules: TreeRules }, mails: string[], subjects: (string | undefined)[]): Promise<{ patches: Problem[][]; series: Problem[] }> {
-  const { rules, route } = found;
-  const where = route.tree;
-  const columns = rules.columns ? `${saying(rules.columns.source)} (${await cite(rules.columns.source, read)})` : '';
-  const tag = rules.tag ? `${saying(rules.tag.source)} (${await cite(rules.tag.source, read)})` : '';
-  const patches = mails.map((mail, i) => {
-    const problems: Problem[] = [];
-    if (rules.columns) {
-      for (const l of longLines(mail, rules.columns.max)) {
-        problems.push({ kind: 'tree-columns', severity: 'warning', message: `${l.file}:${l.line}: ${l.columns} columns, over the ${rules.columns.max} ${where} applies: ${columns}` });
-      }
-    }
-    const subject = subjects[i];
-    if (rules.tag && subject !== undefined && !new RegExp(`^\\[[^\\]]*\\b(${rules.tag.next}|${rules.tag.fixes ?? rules.tag.next})\\b[^\\]]*\\]`).test(subject)) {
-      problems.push({ kind: 'tree-tag', severity: 'warning', message: `the subject names no tree: ${where} asks for [PATCH ${rules.tag.next}]${rules.tag.fixes ? ` (or [PATCH ${rules.tag.fixes}] for a fix)` : ''}: ${tag}` });
-    }
-    return problems;
-  });
-  const series: Problem[] = [];
-  if (rules.seriesLimit && mails.length > rules.seriesLimit.max) {
-    series.push({ kind: 'series-length', severity: 'warning', message: `${mails.length} patches for ${where}, over its limit of ${rules.seriesLimit.max}: ${saying(rules.seriesLimit.source)} (${await cite(rules.seriesLimit.source, read)})` });
-  }
+export async function treeRuleProblems(read: (file: string) => Promise<string | undefined>, found: { route: Route; rules: TreeRules } | undefined, mails: string[], subjects: (string | undefined)[]): Promise<{ patches: Problem[][]; series: Problem[] }> {
+  const t: TreeRuleContext = { ...(found ? { found } : {}), cited: async (s) => `${saying(s)} (${await cite(s, read)})` };
+  const patches = await Promise.all(mails.map(async (mail, i) => (await Promise.all(TREE_RULES.map((r) => r.patch?.(mail, subjects[i], t) ?? []))).flat()));
+  const series = (await Promise.all(TREE_RULES.map((r) => r.series?.(mails, t) ?? []))).flat();
   return { patches, series };
 }

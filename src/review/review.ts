@@ -129,6 +129,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
       build: notBuilt(o.reason ?? 'not applied'),
       proofs: [],
       checkpatch,
+      tree: [],
       problems: [o.already ? { kind: 'already-applied', severity: 'warning', message: o.reason! } : { kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }],
       trailers: p?.trailers ?? [],
       failures: o.failures,

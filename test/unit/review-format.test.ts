@@ -12,6 +12,7 @@ const patch = (index: number, applied: boolean, message?: string) => ({
   commit: applied ? 'c0ffee' : null,
   build,
   proofs: [],
+  tree: [],
   checkpatch,
   problems: message ? [{ kind: 'not-applied', severity: 'error', message }] : [],
   trailers: [],

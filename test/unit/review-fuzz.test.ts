@@ -83,7 +83,7 @@ async function fuzzOne(dir: string, run: number): Promise<{ patches: number } | 
     }
     const report = REPORT(intake.total);
     report.patches = intake.patches.map((p) => ({
-      index: p.index, subject: p.subject.summary, applied: false, commit: null, trailers: p.trailers, failures: [], proofs: [],
+      index: p.index, subject: p.subject.summary, applied: false, commit: null, trailers: p.trailers, failures: [], proofs: [], tree: [],
       build: { status: 'skipped', objects: [], errors: [], newWarnings: [], notBuilt: [] },
       checkpatch: { errors: 1, warnings: 0, checks: 0, findings: [{ level: 'error', type: 'X', file: 'lib/x.c', line: 2, message: 'm' }] },
       problems: [{ kind: 'not-applied', severity: 'error', message: 'not applied' }],

@@ -1,6 +1,6 @@
 // A tree's rules as check applies them to a range's mails: added lines over the column limit, the tree's tag.
 import { expect, test } from 'vitest';
-import { longLines, mailFiles, treeRuleProblems } from '../../src/check/tree-rules.js';
+import { longLines, mailFiles, treeRuleProblems, treeRules } from '../../src/check/tree-rules.js';
 import { rulesOf } from '../../src/subsystems/profile.js';
 
 const MAIL = `Subject: [PATCH net-next] r8169: Use str_on_off()
@@ -35,4 +35,14 @@ test("netdev's rules on a mailed patch: the column limit and the [PATCH net-next
   expect((await treeRuleProblems(tree, found, [MAIL], [undefined])).patches[0]!.map((p) => p.kind)).toEqual(['tree-columns']);
   const many = await treeRuleProblems(tree, found, Array(16).fill(MAIL), []);
   expect(many.series.map((p) => p.kind)).toEqual(['series-length']);
+  expect(many.series[0]!.message).toMatch(/^16 patches for netdev\/net-next, over its limit of 15: "Avoid sending series longer than 15 patches" \(Documentation\/process\/maintainer-netdev.rst\)$/);
+});
+
+test('a tree the table does not know: the general rules only, submitting-patches.rst\'s length among them', async () => {
+  const tree = async () => undefined;
+  expect(treeRules().map((r) => r.kind)).toEqual(['tree-columns', 'tree-tag', 'series-length']);
+  const none = await treeRuleProblems(tree, undefined, Array(16).fill(MAIL), Array(16).fill('[PATCH] r8169: x'));
+  expect(none.patches.flat()).toEqual([]);
+  expect(none.series.map((p) => p.message)).toEqual(['16 patches: post about 15 at a time (submitting-patches.rst, "Separate your changes")']);
+  expect((await treeRuleProblems(tree, undefined, Array(15).fill(MAIL), [])).series).toEqual([]);
 });

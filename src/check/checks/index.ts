@@ -6,9 +6,11 @@ import { checkpatchCheck } from './checkpatch.js';
 import { kunitCheck } from './kunit.js';
 import { proofCheck } from './proof.js';
 import { rulesCheck } from './rules.js';
+import { treeCheck } from './tree.js';
 
 registerPatchCheck(buildCheck);
 registerPatchCheck(proofCheck);
 registerPatchCheck(checkpatchCheck);
 registerPatchCheck(rulesCheck);
+registerPatchCheck(treeCheck);
 registerSeriesCheck(kunitCheck);

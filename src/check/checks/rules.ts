@@ -1,5 +1,6 @@
 // The commit-message rules of Documentation/process/ that checkpatch does not check, the recipients of mail that was
-// sent against get_maintainer.pl, and the rules of the series as a whole (cover letter, length, repeated subjects).
+// sent against get_maintainer.pl, and the rules of the series as a whole (cover letter, repeated subjects). The rules
+// of the tree the range goes to are the `tree` check's (tree.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { getHeader, splitMail } from '../../mail/headers.js';
 import { runGetMaintainer } from '../../tools/kernel-scripts.js';
 import type { KernelTree } from '../../tree/tree.js';
 import type { PatchCheck } from '../plugins.js';
-import { mailFiles, rangeRules, treeRuleProblems } from '../tree-rules.js';
+import { mailFiles } from '../tree-rules.js';
 import { parseSections, type MaintainersEntry } from '../../subsystems/maintainers.js';
 import { withoutKeywordOnly } from '../../subsystems/recipients.js';
 import { readAtCommit } from '../../tools/git.js';
@@ -29,17 +30,10 @@ export const rulesCheck: PatchCheck<'problems'> = {
     /** Whom get_maintainer.pl names for patches that were never addressed (format-patch without --to/--cc). */
     const unaddressed = new Set<string>();
     const out: Problem[][] = [];
-    // The tree the range goes to, and its rules (routing runs get_maintainer.pl once for all files).
     const entries = parseSections((await readAtCommit(opts.tree.root, opts.base, 'MAINTAINERS')) ?? '');
-    const found = await rangeRules(opts.tree, entries, r.mails).catch(() => undefined);
-    const subjects = commits.map((_, i) => {
-      const mailed = opts.mails?.get(i + 1);
-      return mailed ? getHeader(splitMail(mailed).headers, 'Subject')?.replace(/\s+/g, ' ') : undefined;
-    });
-    const ofTree = found ? await treeRuleProblems((f) => readAtCommit(opts.tree.root, opts.base, f), found, r.mails, subjects) : undefined;
     for (const [i, c] of commits.entries()) {
       r.step(i + 1, 'rules', 'start');
-      const problems = [...checkMessage(c), ...(ofTree?.patches[i] ?? [])];
+      const problems = checkMessage(c);
       const mail = opts.mails?.get(i + 1);
       if (mail) {
         const headers = splitMail(mail).headers;
@@ -54,9 +48,7 @@ export const rulesCheck: PatchCheck<'problems'> = {
       out.push(problems);
       for (const w of checkIdentity(c)) r.identity.add(w);
     }
-    // The tree's own limit, where it has one, says what the general one would.
-    const general = checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true, opts.mailedParts);
-    r.seriesProblems.push(...general.filter((p) => !(p.kind === 'series-length' && ofTree?.series.length)), ...(ofTree?.series ?? []));
+    r.seriesProblems.push(...checkSeries(commits.map((c) => c.subject), opts.cover, opts.mailed === true, opts.mailedParts));
     if (unaddressed.size) r.seriesProblems.push({ kind: 'recipients-unset', severity: 'note', message: `the patches are addressed to nobody yet (no To or Cc); get_maintainer.pl would add ${[...unaddressed].join(', ')}` });
     return out;
   },
