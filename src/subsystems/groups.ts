@@ -206,7 +206,8 @@ export function subjectPrefix(file: string): string {
   if (dirs[0] === 'kernel') return `${dirs.slice(1).join('/')}/${stem}`;
   // A driver is named by its subsystem: drivers/i2c/busses/i2c-st.c is "i2c: st".
   const dir = dirs[0] === 'drivers' && dirs.length > 1 ? dirs[1]! : dirs[dirs.length - 1]!;
-  return `${dir}: ${withoutPrefix(stem, dir)}`;
+  // A subsystem's core.c is the subsystem's own: "regulator", not "regulator: core".
+  return stem === 'core' && dirs.length === 2 ? dir : `${dir}: ${withoutPrefix(stem, dir)}`;
 }
 
 /**

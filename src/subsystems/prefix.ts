@@ -82,8 +82,9 @@ function aboutFile(file: string, driver: Driver | undefined, guess: string | und
   const ofStem = (name: string) => {
     if (plain(name) === plain(stem)) return words.length;
     const run = name.split(/[-_]/);
-    // The subsystem's word in the file's name ("gpio" of drivers/gpio/gpio-mvebu.c) names the subsystem, not the file.
-    if (run.length === 1 && parts.includes(name)) return 0;
+    // The subsystem's word in the file's name ("gpio" of drivers/gpio/gpio-mvebu.c) names the subsystem, not the file;
+    // a word that names no driver ("core" of team_core.c: "net: core" is the networking core) names nothing.
+    if (run.length === 1 && (parts.includes(name) || PLAIN_DIRS.has(name))) return 0;
     if (run.length === 1 && words.some((w) => w !== name && w.endsWith(name) && name.length >= 3 && /\d/.test(name))) return 1;
     const at = words.findIndex((_, i) => run.every((w, k) => words[i + k] === w));
     return at >= 0 ? run.length : words.some((w) => w === plain(name)) ? 1 : 0;
@@ -96,8 +97,9 @@ function aboutFile(file: string, driver: Driver | undefined, guess: string | und
     if (names.some((n) => groups.has(plain(n)))) return SAYS.group;
     if (guess && (guess === prefix || guess.startsWith(`${prefix}: `) || guess.startsWith(`${prefix}/`))) return SAYS.group;
     // A name of none of the tree's files ("memcg" on memcontrol.c) may be the subsystem's word for it; one that is
-    // another object of the folder ("x86/paravirt" on tsc.c) was a series that also touched this file.
-    if (siblings && !names.some((n) => others.has(plain(n)))) return SAYS.other;
+    // another object of the folder ("x86/paravirt" on tsc.c) was a series that also touched this file, and a folder
+    // above the file ("net" of drivers/net/) is a tree-wide subject's.
+    if (siblings && !names.some((n) => others.has(plain(n)) || parts.includes(n))) return SAYS.other;
     return 0;
   };
 }

@@ -46,6 +46,6 @@ test('exact-match rate of subject prefixes on the labelled set, without and with
   const rate = (n: number) => `${n}/${labels.length} (${((100 * n) / labels.length).toFixed(1)} %)`;
   console.log(`subject prefixes, exact match on ${labels.length} labelled files: without history ${rate(without)}, with the file's history ${rate(withHistory)}; in the history or the guess at all: ${rate(reachable)}`);
   expect(labels.length).toBeGreaterThanOrEqual(150);
-  expect(without / labels.length).toBeGreaterThanOrEqual(0.8);
-  expect(withHistory / labels.length).toBeGreaterThanOrEqual(0.86);
+  expect(without / labels.length).toBeGreaterThanOrEqual(0.81);
+  expect(withHistory / labels.length).toBeGreaterThanOrEqual(0.87);
 });

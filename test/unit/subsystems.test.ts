@@ -3,6 +3,7 @@
 import { expect, test } from 'vitest';
 import { driverOf, moduleOf } from '../../src/subsystems/module-name.js';
 import { choosePrefix, folderForm, historyPrefix } from '../../src/subsystems/prefix.js';
+import { subjectPrefix } from '../../src/subsystems/groups.js';
 import { batches, cite, rulesOf } from '../../src/subsystems/profile.js';
 
 const tree = (files: Record<string, string>) => async (f: string) => files[f];
@@ -77,6 +78,14 @@ test('prefixes: history weighed by how closely each subject names the file, agai
   // One subject naming the file does not outweigh the conventions' guess; tree-wide subjects count for little.
   expect(at('drivers/gpu/drm/i915/gt/intel_region_lmem.c', { name: 'i915', dir: 'drivers/gpu/drm/i915' }, ['drm/i915: Remove a'])).toBe('drm/i915/gt');
   expect(at('drivers/net/netkit.c', { name: 'netkit', dir: 'drivers/net' }, ['bpf: Add a', 'rtnetlink: Pack b', 'net: Use c', 'rtnetlink: Decouple d'], ['veth', 'vxlan'])).toBe('netkit');
+  // "net" is the top folder's word, a tree-wide subject's; "net: core" is the networking core, not team_core.c's "core".
+  expect(at('drivers/net/ethernet/google/gve/gve_main.c', { name: 'gve', dir: 'drivers/net/ethernet/google/gve' }, ['net: add a', 'net: allocate b', 'treewide: c', 'net: drop d'], ['gve_rx'])).toBe('gve');
+  expect(at('drivers/net/team/team_core.c', { name: 'team', dir: 'drivers/net/team' }, ['net: core: Convert a', 'rtnetlink: Pack b'], ['team_mode_broadcast'])).toBe('team');
+  // Forms the subsystems write for parts of a driver or subsystem.
+  expect(at('drivers/net/ethernet/mellanox/mlx5/core/en_main.c', { name: 'mlx5_core', dir: 'drivers/net/ethernet/mellanox/mlx5/core' }, [])).toBe('net/mlx5e');
+  expect(at('drivers/net/ethernet/mellanox/mlx5/core/main.c', { name: 'mlx5_core', dir: 'drivers/net/ethernet/mellanox/mlx5/core' }, [])).toBe('net/mlx5');
+  expect(at('fs/nfs/nfs4proc.c', { name: 'nfsv4', dir: 'fs/nfs' }, [])).toBe('NFSv4');
+  expect(subjectPrefix('drivers/regulator/core.c')).toBe('regulator');
 });
 
 test('conventions fill their forms: a folder, a stem, the driver, parts that repeat or say nothing dropped', () => {
