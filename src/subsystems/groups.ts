@@ -120,8 +120,12 @@ async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { rou
   // The siblings of a driver with a folder of its own are the folders beside it; of a driver file, the files beside it.
   const folder = g.driver && isOwnFolder(g.driver) ? path.posix.dirname(g.driver.dir) : driver.dir;
   const folderLog = fileSubjects.length || !ctx.folderLog ? [] : await ctx.folderLog(folder);
+  // Files of one driver whose own forms differ (rtw89's chip files "wifi: rtw89: 8851b", its core "wifi: rtw89"; mlx5's
+  // "net/mlx5e" and "net/mlx5") are the driver's patch: the form of its folder as a whole.
+  const own = (file: string) => choosePrefix({ file, driver, fileSubjects: [], folderLog: [], folder, pathPrefix: '', conventions }).prefix;
+  const whole = names.length > 1 && conventions && new Set(names.map(own)).size > 1;
   return choosePrefix({
-    file: names[0]!,
+    file: whole ? `${driver.dir}/` : names[0]!,
     driver,
     ...(given ? { given } : {}),
     fileSubjects,

@@ -250,7 +250,8 @@ function treeGuess(i: PrefixInput, convention: PrefixConvention | undefined, led
   const word = driverWord(i.driver, convention.strip);
   const named = convention.named?.replace('{driver}', word);
   const also = convention.also ? fill({ ...convention, prefix: convention.also }, i.file, word) : undefined;
-  return { prefix: fill(convention, i.file, word), source: 'convention', confirm: true, ...(named ? { named } : {}), ...(also ? { also } : {}) };
+  const prefix = fill(convention, i.file, word);
+  return { prefix, source: 'convention', confirm: true, ...(named ? { named } : {}), ...(also && also !== prefix ? { also } : {}) };
 }
 
 /**

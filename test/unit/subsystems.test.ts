@@ -3,7 +3,7 @@
 import { expect, test } from 'vitest';
 import { driverOf, moduleOf } from '../../src/subsystems/module-name.js';
 import { choosePrefix, folderForm, historyPrefix } from '../../src/subsystems/prefix.js';
-import { subjectPrefix } from '../../src/subsystems/groups.js';
+import { groupFiles, subjectPrefix } from '../../src/subsystems/groups.js';
 import { batches, cite, rulesOf } from '../../src/subsystems/profile.js';
 
 const tree = (files: Record<string, string>) => async (f: string) => files[f];
@@ -86,6 +86,8 @@ test('prefixes: history weighed by how closely each subject names the file, agai
   expect(at('drivers/net/ethernet/mellanox/mlx5/core/main.c', { name: 'mlx5_core', dir: 'drivers/net/ethernet/mellanox/mlx5/core' }, [])).toBe('net/mlx5');
   expect(at('fs/nfs/nfs4proc.c', { name: 'nfsv4', dir: 'fs/nfs' }, [])).toBe('NFSv4');
   expect(subjectPrefix('drivers/regulator/core.c')).toBe('regulator');
+  // A driver whose word is its own prefix ("net/mlx4") has no second form to offer.
+  expect(choosePrefix({ file: 'drivers/net/ethernet/mellanox/mlx4/main.c', driver: { name: 'mlx4_core', dir: 'drivers/net/ethernet/mellanox/mlx4' }, fileSubjects: [], folderLog: [], folder: '', pathPrefix: '' })).toEqual({ prefix: 'net/mlx4', source: 'convention', confirm: true });
 });
 
 test('conventions fill their forms: a folder, a stem, the driver, parts that repeat or say nothing dropped', () => {
@@ -169,4 +171,18 @@ test('To: those who apply the patch and the driver\'s own maintainers; the broad
   // A patch to Documentation/ in a series sent to everyone (ccAll): its appliers are the docs tree's, the rest Cc.
   const docs = toEntries(['Documentation/trace/kprobes.rst'], [[sections[2]!]], sections, true);
   expect([...docs]).toEqual(['DOCUMENTATION']);
+});
+
+test("a driver's patch over files whose own forms differ takes the form of the driver as a whole", async () => {
+  const makefile = 'obj-$(CONFIG_RTW89_CORE) += rtw89_core.o\nrtw89_core-y += core.o fw.o\nobj-$(CONFIG_RTW89_8851B) += rtw89_8851b.o\nrtw89_8851b-objs := rtw8851b.o rtw8851b_rfk.o\n';
+  const dir = 'drivers/net/wireless/realtek/rtw89';
+  const ctx = {
+    maintainersOf: async () => ['Ping-Ke Shih <pkshih@realtek.com>'],
+    routeOf: async () => ({ tree: 'github.com/pkshih/rtw', slug: 'rtw-next', lists: [] }),
+    readFile: tree({ [`${dir}/Makefile`]: makefile }),
+  };
+  const prefixes = async (...files: string[]) => (await groupFiles(ctx, files.map((file) => ({ file })), { by: 'driver' })).map((g) => g.prefix);
+  expect(await prefixes(`${dir}/rtw8851b_rfk.c`)).toEqual(['wifi: rtw89: 8851b']);
+  expect(await prefixes(`${dir}/rtw8851b_rfk.c`, `${dir}/rtw8851b.c`)).toEqual(['wifi: rtw89: 8851b']);
+  expect(await prefixes(`${dir}/rtw8851b_rfk.c`, `${dir}/core.c`)).toEqual(['wifi: rtw89']);
 });
