@@ -11,13 +11,13 @@ import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { compilerPath, retireDependCache } from './compiler.js';
 import type { ConfigAsBuilt } from './config-line.js';
-import { configSymbolsFor, kconfigDepends, objectsToBuild, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
+import { configSymbolsFor, kconfigDepends, kconfigSelectors, objectsToBuild, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** The Kconfig digest of each source tree (git tree id) asked for: listing 80k files takes seconds. */
 const KCONFIG_DIGESTS = new Map<string, string>();
 
 /** The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine): an older memo is stale. */
-const CONFIGURE_LOGIC = 3;
+const CONFIGURE_LOGIC = 4;
 
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
@@ -171,8 +171,11 @@ export class KernelBuild {
       const config = fs.readFileSync(configFile, 'utf8');
       const more: string[] = [];
       for (const s of wanted.filter((w) => !isSet(config, w))) {
-        const needs = symbolsToMeet((await this.dependsOf(s, kconfigAt))?.deps ?? []) ?? [];
-        more.push(...needs.filter((n) => !isSet(config, n) && !wanted.includes(n)));
+        const needs = symbolsToMeet((await this.dependsOf(s, kconfigAt))?.deps ?? [], (n) => isSet(config, n)) ?? [];
+        const unmet = needs.filter((n) => !isSet(config, n) && !wanted.includes(n));
+        // Its dependencies are met and it is still off: a symbol without a prompt, which only a `select` sets.
+        const selector = unmet.length === 0 && needs.every((n) => isSet(config, n)) ? (await this.selectorsOf(s, kconfigAt)).find((x) => !wanted.includes(x)) : undefined;
+        more.push(...unmet, ...(selector ? [selector] : []));
       }
       if (more.length === 0) break;
       wanted = [...wanted, ...more];
@@ -367,11 +370,33 @@ export class KernelBuild {
     return undefined;
   }
 
+  /**
+   * The symbols that `select` `symbol` at `commit`, those defined nearest its own Kconfig file first (MLX4_EN, beside
+   * MLX4_CORE, before an InfiniBand driver).
+   */
+  private async selectorsOf(symbol: string, commit: string): Promise<string[]> {
+    const hits = await gitRaw(this.tree.root, ['grep', '-l', '-E', `^\\s*select\\s+${symbol}(\\s|$)`, commit, '--', '*Kconfig*']).catch(() => '');
+    const home = ((await this.dependsOf(symbol, commit))?.file ?? '').split('/');
+    const shared = (file: string) => {
+      const parts = file.split('/');
+      let n = 0;
+      while (n < parts.length - 1 && parts[n] === home[n]) n++;
+      return n;
+    };
+    const files = hits.split('\n').filter(Boolean).map((h) => h.slice(commit.length + 1));
+    files.sort((a, b) => shared(b) - shared(a));
+    const out: string[] = [];
+    for (const f of files) out.push(...kconfigSelectors((await readAtCommit(this.tree.root, commit, f)) ?? '', symbol));
+    return out;
+  }
+
   private async whyOff(symbol: string, commit: string): Promise<string> {
     const found = await this.dependsOf(symbol, commit);
     if (!found) return `CONFIG_${symbol} is not defined in any Kconfig of this architecture`;
     if (found.deps.length) return `CONFIG_${symbol} needs ${found.deps.join(' && ')} (${found.file})`;
-    return `CONFIG_${symbol} could not be enabled (${found.file}: selected, or set by a choice)`;
+    const selectors = await this.selectorsOf(symbol, commit);
+    if (selectors.length) return `CONFIG_${symbol} has no prompt and is set by a select of ${selectors.slice(0, 3).map((x) => `CONFIG_${x}`).join(', ')}${selectors.length > 3 ? ', ...' : ''}, none of which could be enabled (${found.file})`;
+    return `CONFIG_${symbol} could not be enabled (${found.file}: set by a choice, or its default)`;
   }
 }
 

@@ -278,7 +278,8 @@ function distinctWays(ways: BuildWay[]): BuildWay[] {
  * `depends on` lines. Undefined when the file does not define the symbol.
  */
 export function kconfigDepends(kconfig: string, symbol: string): string[] | undefined {
-  const lines = kconfig.split('\n');
+  // A line ending in a backslash goes on on the next ("depends on A || \\n B").
+  const lines = kconfig.replace(/\s*\\\n\s*/g, ' ').split('\n');
   const start = lines.findIndex((l) => new RegExp(`^\\s*(menu)?config\\s+${symbol}\\s*$`).test(l));
   if (start < 0) return undefined;
   // `if` blocks stand at the start of a line; an indented "if ..." is help text.
@@ -298,35 +299,62 @@ export function kconfigDepends(kconfig: string, symbol: string): string[] | unde
 }
 
 /**
- * The symbols to switch on to meet a dependency list: each line's conjunction of symbols (`I2C=y` counts as I2C);
- * where a line or a part of it offers alternatives ("ARCH_STM32 || COMPILE_TEST"), the one with COMPILE_TEST, the
- * kernel's own way to build a driver for another machine. Undefined when a line cannot be met so (a negation,
- * alternatives without COMPILE_TEST).
+ * The symbols to switch on to meet a dependency list: each line's conjunction of symbols (`I2C=y` counts as I2C).
+ * Where a line or a part of it offers alternatives, one already met (`isOn`: the symbols the .config sets), else the
+ * one with COMPILE_TEST (the kernel's own way to build a driver for another machine: "ARCH_STM32 || COMPILE_TEST"),
+ * else the first that names no platform ("NET_DSA_REALTEK_SMI || NET_DSA_REALTEK_MDIO"). A negation is met when its
+ * symbol is off. Undefined when a line cannot be met so (a negation of a symbol that is on, or of one whose state is
+ * not known; only platforms to choose from).
  */
-export function symbolsToMeet(deps: string[]): string[] | undefined {
+export function symbolsToMeet(deps: string[], isOn?: (symbol: string) => boolean): string[] | undefined {
   const out: string[] = [];
   for (const d of deps) {
-    const met = meet(d);
+    const met = meet(d, isOn);
     if (!met) return undefined;
     out.push(...met);
   }
   return out;
 }
 
-function meet(expr: string): string[] | undefined {
+/** A platform's symbol, which no other architecture's build can switch on. */
+const PLATFORM = /^(ARCH|MACH|PLAT|SOC|CPU)_/;
+
+function meet(expr: string, isOn: ((symbol: string) => boolean) | undefined): string[] | undefined {
   const e = unwrap(expr.trim());
   const alternatives = splitTop(e, '||');
   if (alternatives.length > 1) {
-    const viaTest = alternatives.find((a) => /\bCOMPILE_TEST\b/.test(a));
-    return viaTest === undefined ? undefined : meet(viaTest);
+    const options = alternatives.map((a) => ({ a, needs: meet(a, isOn) })).filter((x): x is { a: string; needs: string[] } => x.needs !== undefined);
+    const chosen =
+      options.find((x) => isOn && x.needs.every(isOn)) ??
+      options.find((x) => /\bCOMPILE_TEST\b/.test(x.a)) ??
+      options.find((x) => !x.needs.some((s) => PLATFORM.test(s)));
+    return chosen?.needs;
   }
   const parts = splitTop(e, '&&');
   if (parts.length > 1) {
-    const each = parts.map(meet);
+    const each = parts.map((p) => meet(p, isOn));
     return each.every((p) => p !== undefined) ? (each.flat() as string[]) : undefined;
   }
+  const negated = /^!\s*([A-Z0-9_]+)$/.exec(e)?.[1];
+  if (negated) return isOn && !isOn(negated) ? [] : undefined;
   const symbol = /^([A-Z0-9_]+)(?:\s*=\s*[ym])?$/.exec(e)?.[1];
   return symbol ? [symbol] : undefined;
+}
+
+/**
+ * The symbols whose entries `select` `symbol` in a Kconfig file's text: a symbol without a prompt (MLX4_CORE, QED_RDMA)
+ * is set only by one of them.
+ */
+export function kconfigSelectors(kconfig: string, symbol: string): string[] {
+  const out: string[] = [];
+  let owner: string | undefined;
+  for (const line of kconfig.replace(/\s*\\\n\s*/g, ' ').split('\n')) {
+    const entry = /^\s*(?:menu)?config\s+([A-Za-z0-9_]+)\s*$/.exec(line);
+    if (entry) owner = entry[1];
+    else if (/^\s*(endmenu|endif|menu|if|choice|endchoice|source|comment)\b/.test(line)) owner = undefined;
+    else if (owner && new RegExp(`^\\s*select\\s+${symbol}(\\s|$)`).test(line)) out.push(owner);
+  }
+  return [...new Set(out)];
 }
 
 /** An expression without the parentheses around all of it. */

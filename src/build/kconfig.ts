@@ -136,7 +136,8 @@ function parseKconfig(text: string): { defs: [string, string[]][]; sources: [str
   const stacked = () => blocks.flatMap((b) => b.deps);
   /** Inside help text: lines indented deeper than the `help` line. */
   let helpIndent = -1;
-  for (const raw of text.split('\n')) {
+  // A line ending in a backslash goes on on the next ("depends on A || \\" then "B").
+  for (const raw of text.replace(/\\\n/g, ' ').split('\n')) {
     const line = raw.replace(/#.*$/, '').trimEnd();
     const word = /^\s*(\S+)/.exec(line)?.[1];
     if (!word) continue;

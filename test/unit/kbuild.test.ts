@@ -1,6 +1,6 @@
 // Reading Kbuild: which symbols build an object, what a symbol depends on, and compiler output.
 import { expect, test } from 'vitest';
-import { buildWays, chooseWay, configSymbolsFor, kconfigDepends, newWarnings, parseCompilerOutput, symbolsToMeet, setSymbols } from '../../src/build/kbuild.js';
+import { buildWays, chooseWay, configSymbolsFor, kconfigDepends, kconfigSelectors, newWarnings, parseCompilerOutput, symbolsToMeet, setSymbols } from '../../src/build/kbuild.js';
 
 const TREE: Record<string, string> = {
   'drivers/Makefile': 'obj-y += base/\nobj-$(CONFIG_NET) += net/\n',
@@ -119,13 +119,31 @@ test('depends on lines of one config entry, and the if blocks around it', () => 
   expect(kconfigDepends(kconfig, 'Z')).toBeUndefined();
   expect(symbolsToMeet(['OUTER', 'B && C'])).toEqual(['OUTER', 'B', 'C']);
   expect(symbolsToMeet(['B && !D'])).toBeUndefined();
-  expect(symbolsToMeet(['A || B'])).toBeUndefined();
+  // Alternatives: the first that names no platform; one the .config already meets before it.
+  expect(symbolsToMeet(['A || B'])).toEqual(['A']);
+  expect(symbolsToMeet(['A || B'], (s) => s === 'B')).toEqual(['B']);
+  expect(symbolsToMeet(['ARCH_IXP4XX || MACH_FOO'])).toBeUndefined();
+  // A negation is met when its symbol is off (COMPILE_TEST && !64BIT on x86-64 is not).
+  expect(symbolsToMeet(['B && !D'], () => false)).toEqual(['B']);
+  expect(symbolsToMeet(['COMPILE_TEST && !64BIT'], (s) => s === '64BIT')).toBeUndefined();
   // A driver for another machine is built with COMPILE_TEST (drivers/spi/Kconfig, SPI_ASPEED_SMC).
   expect(symbolsToMeet(['SPI', 'ARCH_ASPEED || COMPILE_TEST && OF'])).toEqual(['SPI', 'COMPILE_TEST', 'OF']);
   // drivers/i2c/busses/Kconfig, I2C_SPRD: a part in parentheses, and a symbol with its value.
   expect(symbolsToMeet(['I2C=y && (ARCH_SPRD || COMPILE_TEST) && COMMON_CLK'])).toEqual(['I2C', 'COMPILE_TEST', 'COMMON_CLK']);
   expect(symbolsToMeet(['(A && B)'])).toEqual(['A', 'B']);
-  expect(symbolsToMeet(['(A || B) && (C || D)'])).toBeUndefined();
+  expect(symbolsToMeet(['(A || B) && (C || D)'])).toEqual(['A', 'C']);
+});
+
+test('Kconfig lines continued with a backslash are one; the entries that select a symbol', () => {
+  // drivers/net/ethernet/smsc/Kconfig, SMC91X in 6.12: its architectures go on on the next line.
+  const smc = ['config SMC91X', '\ttristate "SMC 91C9x/91C1xxx support"', '\tdepends on !OF || GPIOLIB', '\tdepends on ARM || ARM64 || ATARI_ETHERNAT || COLDFIRE || \\', '\t\t   MIPS || NIOS2 || SUPERH || XTENSA || COMPILE_TEST', ''].join('\n');
+  expect(kconfigDepends(smc, 'SMC91X')).toEqual(['!OF || GPIOLIB', 'ARM || ARM64 || ATARI_ETHERNAT || COLDFIRE || MIPS || NIOS2 || SUPERH || XTENSA || COMPILE_TEST']);
+  expect(symbolsToMeet(kconfigDepends(smc, 'SMC91X')!, (s) => s === 'X86')).toEqual(['COMPILE_TEST']);
+  // MLX4_CORE has no prompt: MLX4_EN selects it.
+  const mlx4 = ['config MLX4_EN', '	tristate "Mellanox Technologies 1/10/40Gbit Ethernet support"', '	depends on PCI && NETDEVICES && ETHERNET && INET', '	select MLX4_CORE', '	select PAGE_POOL if FOO', '', 'config MLX4_CORE', '	tristate', '	depends on PCI', 'config OTHER', '	select MLX4_CORE_GEN2'].join('\n');
+  expect(kconfigSelectors(mlx4, 'MLX4_CORE')).toEqual(['MLX4_EN']);
+  expect(kconfigSelectors(mlx4, 'PAGE_POOL')).toEqual(['MLX4_EN']);
+  expect(kconfigSelectors(mlx4, 'NOPE')).toEqual([]);
 });
 
 const SRC = '/work/tree';
