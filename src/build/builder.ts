@@ -11,13 +11,13 @@ import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { compilerPath, retireDependCache } from './compiler.js';
 import type { ConfigAsBuilt } from './config-line.js';
-import { configSymbolsFor, kconfigDepends, kconfigSelectors, objectsToBuild, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
+import { configSymbolsFor, kconfigDepends, kconfigSelectors, objectsToBuild, sourceConditions, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** The Kconfig digest of each source tree (git tree id) asked for: listing 80k files takes seconds. */
 const KCONFIG_DIGESTS = new Map<string, string>();
 
 /** The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine): an older memo is stale. */
-const CONFIGURE_LOGIC = 4;
+const CONFIGURE_LOGIC = 5;
 
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
@@ -183,7 +183,7 @@ export class KernelBuild {
     const config = fs.readFileSync(configFile, 'utf8');
     this.recordRequested([...symbols, ...wanted]);
     const off = new Map<string, string>();
-    for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt));
+    for (const s of symbols) if (!isSet(config, s)) off.set(s, await this.whyOff(s, kconfigAt, config));
     const done = { ...request, config: createHash('sha1').update(config).digest('hex') };
     fs.writeFileSync(memo, JSON.stringify({ ...done, asked: [...new Set([...symbols, ...(known?.config === done.config ? known.asked : [])])].sort(), off: { ...(known?.config === done.config ? known.off : {}), ...Object.fromEntries(off) } }));
     return { config, off };
@@ -365,9 +365,21 @@ export class KernelBuild {
     for (const hit of hits.split('\n').filter(Boolean)) {
       const file = hit.slice(commit.length + 1);
       const deps = kconfigDepends((await readAtCommit(this.tree.root, commit, file)) ?? '', symbol);
-      if (deps) return { file, deps };
+      if (deps) return { file, deps: [...deps, ...(await this.inherited(file, commit))] };
     }
     return undefined;
+  }
+
+  /** The conditions a Kconfig file inherits from the `if` blocks around the `source` lines that include it, up the chain. */
+  private async inherited(file: string, commit: string, depth = 0): Promise<string[]> {
+    if (depth > 6 || file === 'Kconfig') return [];
+    const hits = await gitRaw(this.tree.root, ['grep', '-l', '-F', `"${file}"`, commit, '--', '*Kconfig*']).catch(() => '');
+    for (const hit of hits.split('\n').filter(Boolean)) {
+      const parent = hit.slice(commit.length + 1);
+      const conditions = sourceConditions((await readAtCommit(this.tree.root, commit, parent)) ?? '', file);
+      if (conditions) return [...conditions, ...(await this.inherited(parent, commit, depth + 1))];
+    }
+    return [];
   }
 
   /**
@@ -390,10 +402,12 @@ export class KernelBuild {
     return out;
   }
 
-  private async whyOff(symbol: string, commit: string): Promise<string> {
+  /** Why `symbol` stayed off in `config`: the dependency lines it does not meet, or the selects it waits for. */
+  private async whyOff(symbol: string, commit: string, config: string): Promise<string> {
     const found = await this.dependsOf(symbol, commit);
     if (!found) return `CONFIG_${symbol} is not defined in any Kconfig of this architecture`;
-    if (found.deps.length) return `CONFIG_${symbol} needs ${found.deps.join(' && ')} (${found.file})`;
+    const unmet = found.deps.filter((d) => symbolsToMeet([d], (n) => isSet(config, n))?.every((n) => isSet(config, n)) !== true);
+    if (unmet.length) return `CONFIG_${symbol} needs ${unmet.join(' && ')} (${found.file})`;
     const selectors = await this.selectorsOf(symbol, commit);
     if (selectors.length) return `CONFIG_${symbol} has no prompt and is set by a select of ${selectors.slice(0, 3).map((x) => `CONFIG_${x}`).join(', ')}${selectors.length > 3 ? ', ...' : ''}, none of which could be enabled (${found.file})`;
     return `CONFIG_${symbol} could not be enabled (${found.file}: set by a choice, or its default)`;

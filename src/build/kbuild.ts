@@ -299,6 +299,27 @@ export function kconfigDepends(kconfig: string, symbol: string): string[] | unde
 }
 
 /**
+ * The conditions of the `if` blocks (and `menu`s with a `depends on`) open at a Kconfig file's `source` line of
+ * `target` ("drivers/infiniband/hw/qedr/Kconfig" sits in `if INFINIBAND`): what every entry of the sourced file
+ * inherits. Undefined when the file does not source it.
+ */
+export function sourceConditions(kconfig: string, target: string): string[] | undefined {
+  const open: { kind: 'if' | 'menu'; deps: string[] }[] = [];
+  let menu: string[] | undefined;
+  for (const line of kconfig.replace(/\s*\\\n\s*/g, ' ').split('\n')) {
+    const t = line.replace(/#.*$/, '').trim();
+    const ifOpen = /^if\s+(.*)$/.exec(line.replace(/#.*$/, '').trimEnd());
+    if (ifOpen) open.push({ kind: 'if', deps: [ifOpen[1]!.trim()] });
+    else if (/^(menu|choice)\b/.test(t)) open.push({ kind: 'menu', deps: (menu = []) });
+    else if (/^(endif|endmenu|endchoice)\b/.test(t)) open.pop();
+    else if (menu && /^depends on\s/.test(t)) menu.push(t.slice('depends on'.length).trim());
+    else if (/^(config|menuconfig|comment)\b/.test(t)) menu = undefined;
+    else if (/^(o|r)?source\s/.test(t) && t.includes(`"${target}"`)) return open.flatMap((b) => b.deps);
+  }
+  return undefined;
+}
+
+/**
  * The symbols to switch on to meet a dependency list: each line's conjunction of symbols (`I2C=y` counts as I2C).
  * Where a line or a part of it offers alternatives, one already met (`isOn`: the symbols the .config sets), else the
  * one with COMPILE_TEST (the kernel's own way to build a driver for another machine: "ARCH_STM32 || COMPILE_TEST"),

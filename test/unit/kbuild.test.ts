@@ -1,6 +1,6 @@
 // Reading Kbuild: which symbols build an object, what a symbol depends on, and compiler output.
 import { expect, test } from 'vitest';
-import { buildWays, chooseWay, configSymbolsFor, kconfigDepends, kconfigSelectors, newWarnings, parseCompilerOutput, symbolsToMeet, setSymbols } from '../../src/build/kbuild.js';
+import { buildWays, chooseWay, configSymbolsFor, kconfigDepends, kconfigSelectors, sourceConditions, newWarnings, parseCompilerOutput, symbolsToMeet, setSymbols } from '../../src/build/kbuild.js';
 
 const TREE: Record<string, string> = {
   'drivers/Makefile': 'obj-y += base/\nobj-$(CONFIG_NET) += net/\n',
@@ -144,6 +144,14 @@ test('Kconfig lines continued with a backslash are one; the entries that select 
   expect(kconfigSelectors(mlx4, 'MLX4_CORE')).toEqual(['MLX4_EN']);
   expect(kconfigSelectors(mlx4, 'PAGE_POOL')).toEqual(['MLX4_EN']);
   expect(kconfigSelectors(mlx4, 'NOPE')).toEqual([]);
+});
+
+test("the conditions open at a file's source line: its entries inherit them", () => {
+  // drivers/infiniband/Kconfig in 6.12: qedr's Kconfig is sourced inside `if INFINIBAND`, two `if`s and a closed one.
+  const kconfig = ['menuconfig INFINIBAND', '\ttristate "InfiniBand support"', 'if INFINIBAND', 'if X', 'endif', 'menu "Drivers"', '\tdepends on PCI', 'if INFINIBAND_USER_ACCESS || !INFINIBAND_USER_ACCESS', 'if !UML', 'source "drivers/infiniband/hw/qedr/Kconfig"', 'endif # !UML', 'endif', 'endmenu', 'endif # INFINIBAND'].join('\n');
+  expect(sourceConditions(kconfig, 'drivers/infiniband/hw/qedr/Kconfig')).toEqual(['INFINIBAND', 'PCI', 'INFINIBAND_USER_ACCESS || !INFINIBAND_USER_ACCESS', '!UML']);
+  expect(sourceConditions(kconfig, 'drivers/other/Kconfig')).toBeUndefined();
+  expect(symbolsToMeet(sourceConditions(kconfig, 'drivers/infiniband/hw/qedr/Kconfig')!, (s) => s === 'PCI')).toEqual(['INFINIBAND', 'PCI']);
 });
 
 const SRC = '/work/tree';
