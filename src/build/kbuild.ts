@@ -429,9 +429,10 @@ export function parseCompilerOutput(output: string, sourceRoot: string): Compile
   const out: CompilerMessage[] = [];
   for (const raw of output.split('\n')) {
     const line = raw.split(prefix).join('');
-    const m = /^([^\s:][^:]*):(\d+):(\d+): (warning|error): (.*?)(?: \[(-W[^\]]+)\])?$/.exec(line);
+    // kernel-doc, which W=1 runs on each object's source, prints no column: "phylink.c:1586: warning: Excess ...".
+    const m = /^([^\s:][^:]*):(\d+):(?:(\d+):)? (warning|error): (.*?)(?: \[(-W[^\]]+)\])?$/.exec(line);
     if (!m) continue;
-    out.push({ level: m[4] as 'warning' | 'error', file: m[1]!, line: Number(m[2]), column: Number(m[3]), message: m[5]!, flag: m[6], text: line });
+    out.push({ level: m[4] as 'warning' | 'error', file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : 0, message: m[5]!, flag: m[6], text: line });
   }
   return out;
 }

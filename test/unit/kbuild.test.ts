@@ -169,6 +169,9 @@ test('compiler lines are parsed, paths made relative to the tree', () => {
   expect(before[0]).toMatchObject({ level: 'warning', file: 'lib/a.c', line: 10, column: 5, flag: '-Wmissing-prototypes' });
   expect(before[0]!.text).toBe('lib/a.c:10:5: warning: no previous prototype for ‘f’ [-Wmissing-prototypes]');
   expect(parseCompilerOutput(`${SRC}/lib/a.c:3:9: error: expected ‘;’ before ‘}’ token`, SRC)[0]).toMatchObject({ level: 'error', flag: undefined });
+  // kernel-doc, run by W=1, prints no column.
+  const doc = parseCompilerOutput(`${SRC}/drivers/net/phy/phylink.c:1586: warning: Excess function parameter 'nonexistent' description in 'phylink_create'`, SRC);
+  expect(doc).toEqual([{ level: 'warning', file: 'drivers/net/phy/phylink.c', line: 1586, column: 0, message: "Excess function parameter 'nonexistent' description in 'phylink_create'", flag: undefined, text: "drivers/net/phy/phylink.c:1586: warning: Excess function parameter 'nonexistent' description in 'phylink_create'" }]);
 });
 
 test('new warnings are matched by file, message and flag, not by line', () => {

@@ -7,7 +7,7 @@ import type { PatchCheck, Quoted } from '../plugins.js';
 /** A compiler line `file:line:col: ...` quoted under the hunk of that line. */
 function compilerQuote(level: 'errors' | 'warnings', list: string[]): Quoted[] {
   return list.map((t) => {
-    const m = /^([^\s:][^:]*):(\d+):\d+: /.exec(t);
+    const m = /^([^\s:][^:]*):(\d+):(?:\d+:)? /.exec(t);
     return { file: m?.[1], line: m ? Number(m[2]) : undefined, text: [`All ${level} (new ones prefixed by >>):`, '', `>> ${t}`] };
   });
 }

@@ -1,8 +1,8 @@
-// Issue 34's objects that x86-64 can build but whose configuration kseries once gave up on: a dependency continued
-// on the next line (smc91x's "|| \"), alternatives without COMPILE_TEST (rtl8366rb: "NET_DSA_REALTEK_SMI ||
-// NET_DSA_REALTEK_MDIO"), symbols without a prompt that only a `select` sets (MLX4_CORE by MLX4_EN, QED_RDMA by
-// INFINIBAND_QEDR), and an object a chain of dependencies reaches (mlx5's lib/hv.o: PCI_HYPERV_INTERFACE, HYPERV).
-// One comment-only patch to each file's end, checked with --range: every object built, none "not build-tested".
+// Building as the bots build (issue 34), on the real tree. The objects x86-64 can build but whose configuration
+// kseries once gave up on: a dependency continued on the next line (smc91x's "|| \"), alternatives without
+// COMPILE_TEST (rtl8366rb: "NET_DSA_REALTEK_SMI || NET_DSA_REALTEK_MDIO"), symbols without a prompt that only a
+// `select` sets (MLX4_CORE by MLX4_EN, QED_RDMA by INFINIBAND_QEDR inside `if INFINIBAND`), and an object a chain of
+// dependencies reaches (mlx5's lib/hv.o: PCI_HYPERV_INTERFACE, HYPERV). The kernel-doc warnings W=1 prints.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,14 +25,16 @@ beforeAll(async () => {
   tree = await userTree();
 });
 
-/** A commit on `base` that adds a comment at the end of each file, made without touching the checkout. */
-function commentCommit(root: string, base: string, files: string[]): string {
+const COMMENT = (text: string) => `${text}\n/* Built by kseries' configuration test. */\n`;
+
+/** A commit on `base` that edits each file, made without touching the checkout. */
+function commitEdits(root: string, base: string, files: string[], edit: (text: string) => string = COMMENT): string {
   const index = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-kconfig-')), 'index');
   const env = { ...process.env, GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'K Tester', GIT_AUTHOR_EMAIL: 'k@tester.dev', GIT_COMMITTER_NAME: 'K Tester', GIT_COMMITTER_EMAIL: 'k@tester.dev' };
   const g = (args: string[], input?: string) => execFileSync('git', args, { cwd: root, env, encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 }).trim();
   g(['read-tree', base]);
   for (const f of files) {
-    const blob = g(['hash-object', '-w', '--stdin'], `${g(['show', `${base}:${f}`])}\n/* Built by kseries' configuration test. */\n`);
+    const blob = g(['hash-object', '-w', '--stdin'], edit(execFileSync('git', ['show', `${base}:${f}`], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })));
     g(['update-index', '--cacheinfo', `100644,${blob},${f}`]);
   }
   const commit = g(['commit-tree', g(['write-tree']), '-p', base, '-m', 'net: note where each driver is built\n\nSigned-off-by: K Tester <k@tester.dev>']);
@@ -42,7 +44,7 @@ function commentCommit(root: string, base: string, files: string[]): string {
 
 test('objects x86-64 can build are built: continued lines, plain alternatives, selected symbols, dependency chains', async () => {
   const base = git(tree.root, 'rev-parse', 'HEAD').trim();
-  const tip = commentCommit(tree.root, base, FILES);
+  const tip = commitEdits(tree.root, base, FILES);
   const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${tip}`, '--json']);
   const report = JSON.parse(r.out) as CheckReport;
   const [p] = report.patches;
@@ -50,4 +52,17 @@ test('objects x86-64 can build are built: continued lines, plain alternatives, s
   expect(p!.build.objects).toEqual(FILES.map((f) => f.replace(/\.c$/, '.o')));
   expect(p!.build.status).toBe('ok');
   console.log(`built with ${report.compiler}; switched on: ${report.configAsBuilt?.on.join(' ')}`);
+});
+
+test("a kernel-doc comment that names a parameter the function lacks: W=1's kernel-doc warnings are new warnings", async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const doc = '/**\n * _bcd2bin - a BCD byte as binary\n * @nonexistent: no such parameter\n */\n';
+  const tip = commitEdits(tree.root, base, ['lib/bcd.c'], (text) => text.replace(/^unsigned _bcd2bin\(/m, `${doc}unsigned _bcd2bin(`));
+  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${tip}`, '--json']);
+  const [p] = (JSON.parse(r.out) as CheckReport).patches;
+  expect(p!.build.status).toBe('ok');
+  expect(p!.build.newWarnings).toEqual([
+    expect.stringMatching(/^lib\/bcd\.c:\d+: warning: Function parameter or struct member 'val' not described in '_bcd2bin'$/),
+    expect.stringMatching(/^lib\/bcd\.c:\d+: warning: Excess function parameter 'nonexistent' description in '_bcd2bin'$/),
+  ]);
 });
