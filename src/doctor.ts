@@ -34,7 +34,13 @@ const PROGRAMS: [program: string, pkg: string, why: string][] = [
 ];
 
 /** What kseries uses when it is there: ccache, for objects compiled from the same text again (warm runs, check after generate). */
-const OPTIONAL: [program: string, pkg: string, why: string][] = [['ccache', 'ccache', 'kernel builds recompile nothing they compiled before']];
+const OPTIONAL: [program: string, pkg: string, why: string][] = [
+  ['ccache', 'ccache', 'kernel builds recompile nothing they compiled before'],
+  // The machines the bots build besides x86-64; without them check says which objects no build here made.
+  ['aarch64-linux-gnu-gcc', 'gcc-aarch64-linux-gnu', 'check: arm64 code, and drivers only ARM machines build'],
+  ['arm-linux-gnueabihf-gcc', 'gcc-arm-linux-gnueabihf', 'check: 32-bit arm code'],
+  ['riscv64-linux-gnu-gcc', 'gcc-riscv64-linux-gnu', 'check: riscv code'],
+];
 
 const HEADERS: [file: string, pkg: string, why: string][] = [
   ['/usr/include/libelf.h', 'libelf-dev', 'objtool in kernel builds'],

@@ -10,14 +10,15 @@ import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { compilerPath, retireDependCache } from './compiler.js';
+import { HOST, isHost, type Target } from './targets.js';
 import type { ConfigAsBuilt } from './config-line.js';
-import { configSymbolsFor, kconfigDepends, kconfigSelectors, objectsToBuild, sourceConditions, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
+import { configSymbolsFor, conjuncts, kconfigDepends, kconfigSelectors, objectsToBuild, sourceConditions, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** The Kconfig digest of each source tree (git tree id) asked for: listing 80k files takes seconds. */
 const KCONFIG_DIGESTS = new Map<string, string>();
 
 /** The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine): an older memo is stale. */
-const CONFIGURE_LOGIC = 5;
+const CONFIGURE_LOGIC = 6;
 
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
@@ -39,6 +40,8 @@ export interface BuildOptions {
   progress?: OnProgress;
   /** Build (and boot) again even when kseries kept the result of the same trees and configuration. */
   fresh?: boolean;
+  /** The architecture built for (targets.ts); the host's x86-64 when not given. */
+  target?: Target;
 }
 
 export interface CompileResult {
@@ -49,6 +52,8 @@ export interface CompileResult {
 
 export class KernelBuild {
   readonly buildDir: string;
+  /** The architecture this directory builds for. */
+  readonly target: Target;
   /** Which path compiles, for reports: gcc, ccache gcc, distcc gcc, or ccache + distcc gcc. */
   readonly compiler: string;
   private readonly make: MakeOptions;
@@ -59,7 +64,9 @@ export class KernelBuild {
     private readonly opts: BuildOptions,
   ) {
     const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
-    const configName = [CONFIG_TARGETS[opts.config] ? opts.config : `file-${configFileHash(opts.config)}`, opts.flavour].filter(Boolean).join('-');
+    const target = opts.target ?? HOST;
+    // The host's build directories keep their names; another architecture's carry it ("defconfig-arm64").
+    const configName = [CONFIG_TARGETS[opts.config] ? opts.config : `file-${configFileHash(opts.config)}`, opts.flavour, isHost(target) ? '' : target.arch].filter(Boolean).join('-');
     // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
     // A flavoured build (a boot kernel) follows a shared source folder (sourceAt), so it is shared by every tree too.
     const owner = opts.flavour ? 'shared' : treeId;
@@ -68,13 +75,18 @@ export class KernelBuild {
     // The sandbox has no network: no distcc there, and the report says so.
     retireDependCache(env);
     const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS), depend: true }, env);
-    this.compiler = compiler.name;
+    // A cross build's gcc is the cross compiler (`ccache aarch64-linux-gnu-gcc`); make finds a plain one itself.
+    const cross = (word: string) => (target.prefix ? word.replace(/\bgcc$/, `${target.prefix}gcc`) : word);
+    this.target = target;
+    this.compiler = cross(compiler.name);
     this.make = {
       source,
       buildDir: this.buildDir,
-      cc: compiler.cc,
+      cc: compiler.cc && cross(compiler.cc),
       sandbox: opts.sandbox,
       env: compiler.env,
+      ...(isHost(target) ? {} : { arch: target.arch }),
+      ...(target.prefix ? { crossCompile: target.prefix } : {}),
     };
   }
 
@@ -230,13 +242,18 @@ export class KernelBuild {
    * user's file), the symbols kseries asked for that are now set, how many more those pulled in, and what the base
    * sets that is now off (CONFIG_WERROR, always). The build directory's .config keeps what earlier runs asked for too.
    */
+  /** The base configuration as reports name it: "x86_64 defconfig", "arm64 defconfig", or a .config file's name. */
+  get baseName(): string {
+    return CONFIG_TARGETS[this.opts.config] ? `${this.target.arch} ${this.opts.config}` : path.basename(this.opts.config);
+  }
+
   async configAsBuilt(): Promise<ConfigAsBuilt> {
     const config = setSymbols(await this.baseConfig());
     const base = setSymbols(await this.plainConfig());
     const requested = new Set(this.requested());
     const added = [...config].filter((s) => !base.has(s)).sort();
     return {
-      base: CONFIG_TARGETS[this.opts.config] ? `x86_64 ${this.opts.config}` : path.basename(this.opts.config),
+      base: this.baseName,
       on: added.filter((s) => requested.has(s)),
       pulledIn: added.filter((s) => !requested.has(s)).length,
       // CONFIG_WERROR is switched off on every configure, whatever the base says of it.
@@ -406,7 +423,7 @@ export class KernelBuild {
   private async whyOff(symbol: string, commit: string, config: string): Promise<string> {
     const found = await this.dependsOf(symbol, commit);
     if (!found) return `CONFIG_${symbol} is not defined in any Kconfig of this architecture`;
-    const unmet = found.deps.filter((d) => symbolsToMeet([d], (n) => isSet(config, n))?.every((n) => isSet(config, n)) !== true);
+    const unmet = conjuncts(found.deps).filter((d) => symbolsToMeet([d], (n) => isSet(config, n))?.every((n) => isSet(config, n)) !== true);
     if (unmet.length) return `CONFIG_${symbol} needs ${unmet.join(' && ')} (${found.file})`;
     const selectors = await this.selectorsOf(symbol, commit);
     if (selectors.length) return `CONFIG_${symbol} has no prompt and is set by a select of ${selectors.slice(0, 3).map((x) => `CONFIG_${x}`).join(', ')}${selectors.length > 3 ? ', ...' : ''}, none of which could be enabled (${found.file})`;

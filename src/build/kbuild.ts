@@ -337,6 +337,11 @@ export function symbolsToMeet(deps: string[], isOn?: (symbol: string) => boolean
   return out;
 }
 
+/** Dependency lines cut at their top-level `&&`: "SPARC && PCI" is two conditions, each met or not on its own. */
+export function conjuncts(deps: string[]): string[] {
+  return deps.flatMap((d) => splitTop(unwrap(d.trim()), '&&').map((c) => c.trim()));
+}
+
 /** A platform's symbol, which no other architecture's build can switch on. */
 const PLATFORM = /^(ARCH|MACH|PLAT|SOC|CPU)_/;
 

@@ -1,6 +1,7 @@
 // Reading the tree's Kconfig files without running kconfig: where each symbol is defined and what it depends on
 // (its own `depends on` lines, the `if` and `menu` blocks around it, and the conditions of the `source` lines that
-// pulled its file in), and from that which architectures can build it. Pure: Kconfig texts in.
+// pulled its file in), and from that which architectures can build it. Pure but for kconfigIndexAt, which reads them.
+import { gitRaw, readManyAtCommit } from '../tools/git.js';
 import type { BuildWay } from './kbuild.js';
 
 export type Arches = string[] | 'any';
@@ -192,3 +193,19 @@ function indentOf(line: string): number {
   }
   return n;
 }
+
+/** Every Kconfig file of the tree at `commit`, indexed; one index per tree and commit while kseries runs. */
+export function kconfigIndexAt(tree: { root: string }, commit: string): Promise<KconfigIndex> {
+  const key = `${tree.root}\0${commit}`;
+  let index = INDEXES.get(key);
+  if (!index) {
+    index = (async () => {
+      const paths = (await gitRaw(tree.root, ['ls-tree', '-r', '--name-only', commit])).split('\n').filter((f) => /(^|\/)Kconfig[^/]*$/.test(f));
+      return new KconfigIndex(await readManyAtCommit(tree.root, commit, paths));
+    })();
+    INDEXES.set(key, index);
+  }
+  return index;
+}
+
+const INDEXES = new Map<string, Promise<KconfigIndex>>();

@@ -5,6 +5,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KernelBuild, type BuildOptions } from '../build/builder.js';
+import { kconfigIndexAt } from '../build/kconfig.js';
+import { buildWays } from '../build/kbuild.js';
+import { archOfPath, crossPackage, I386, installedCross, targetFor, type Target } from '../build/targets.js';
 import type { ConfigAsBuilt } from '../build/config-line.js';
 import { newWarnings, type CompilerMessage } from '../build/kbuild.js';
 import { codeDigest, keptResult } from '../kept.js';
@@ -33,6 +36,8 @@ export interface BuiltRange {
   compilerVersion?: string;
   /** The .config as built, against its base. */
   config: ConfigAsBuilt;
+  /** The builds for other architectures (targets.ts) that built some of the objects, each with its compiler. */
+  others?: { config: ConfigAsBuilt; compiler: string }[];
 }
 
 /**
@@ -48,12 +53,12 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const plans: { objects: string[]; note?: string }[] = [];
     for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
     const objects = [...new Set(plans.flatMap((p) => p.objects))];
-    const symbols = new Map<string, string[] | undefined>();
-    for (const o of objects) symbols.set(o, await build.symbolsFor(o, (f) => readAtCommit(tree.root, opts.tip, f)));
-    const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
-    const reasonFor = (o: string) => (symbols.get(o) ?? []).map((s) => off.get(s)).find((r) => r !== undefined);
+    const placed = await placeObjects(opts, source, build, objects);
+    const reasonFor = (o: string) => placed.get(o)?.reason;
+    const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build])))];
     const config = await build.configAsBuilt();
-    // What decides the builds and proofs: the trees, what each patch builds, the .config, the compiler and kseries'
+    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler })));
+    // What decides the builds and proofs: the trees, what each patch builds, the .configs, the compilers and kseries'
     // code. A range whose patches all built is kept, so check after generate (the same trees) builds nothing.
     const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
     const key = {
@@ -62,18 +67,96 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
       plans,
       config: createHash('sha1').update(fs.readFileSync(path.join(build.buildDir, '.config'))).digest('hex'),
       compiler: [build.compiler, build.compilerVersion],
+      others: [...placed].map(([o, p]) => [o, p.reason ?? p.build.buildDir, p.reason ? '' : createHash('sha1').update(fs.readFileSync(path.join(p.build.buildDir, '.config'))).digest('hex')]),
       code: codeDigest(['build', 'check', 'check/checks', 'check/proofs', 'object-code', 'kprobe', 'recipes', 'recipes/static-key']),
     };
-    const planned: PlannedRange = { tree, base: opts.base, source, build, commits, mails, plans, objects, reasonFor, config, step };
+    const planned: PlannedRange = { tree, base: opts.base, source, build, placed, commits, mails, plans, objects, reasonFor, config, step };
     // A proof that fails is a fact of the code and kept with the rest; a build that fails may be the machine's (a
     // killed make, a full disk), so it is done again.
     const kept = await keptResult('builds', key, () => buildEach(planned), (r) => r.reports.every((x) => x.status !== 'failed'), { env: opts.env, fresh: opts.fresh });
+    const value = others.length ? { ...kept.value, others } : kept.value;
     if (kept.keptFrom) {
-      for (const [i, r] of kept.value.reports.entries()) step(i + 1, 'build', 'done', `${r.status} (kept)`);
-      return { ...kept.value, keptFrom: kept.keptFrom };
+      for (const [i, r] of value.reports.entries()) step(i + 1, 'build', 'done', `${r.status} (kept)`);
+      return { ...value, keptFrom: kept.keptFrom };
     }
-    return kept.value;
+    return value;
   });
+}
+
+/** Where an object is built: a configured build directory, or why none here builds it. */
+interface Placement {
+  build: KernelBuild;
+  reason?: string;
+}
+
+/**
+ * The build each object goes to, configured: the host's (x86-64) for everything outside another architecture's
+ * folder; `arch/<a>/` files to a build for <a>; what x86-64 cannot build, to i386 where its dependencies want a
+ * 32-bit kernel (`!64BIT`, ISA), else to the first architecture with a cross compiler here that its Kconfig
+ * dependencies allow. An object no build here makes keeps the reasons of each one tried.
+ */
+async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[]): Promise<Map<string, Placement>> {
+  const { tree } = opts;
+  const read = (f: string) => readAtCommit(tree.root, opts.tip, f);
+  const placed = new Map<string, Placement>();
+  const byArch = new Map<string, string[]>();
+  for (const o of objects) {
+    const a = archOfPath(o) ?? 'x86';
+    byArch.set(a, [...(byArch.get(a) ?? []), o]);
+  }
+  /** Configure `build` for `list`; the objects left off, with why. */
+  const configureFor = async (build: KernelBuild, list: string[]): Promise<Map<string, string>> => {
+    const symbols = new Map<string, string[] | undefined>();
+    for (const o of list) symbols.set(o, await build.symbolsFor(o, read));
+    const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
+    const left = new Map<string, string>();
+    for (const o of list) {
+      const reason = (symbols.get(o) ?? []).map((x) => off.get(x)).find((r) => r !== undefined);
+      if (reason) left.set(o, reason);
+      else placed.set(o, { build });
+    }
+    return left;
+  };
+  const elsewhere = new Map<string, KernelBuild>();
+  const buildFor = (target: Target) => {
+    let b = elsewhere.get(target.arch);
+    // Another architecture's base is its own defconfig (a .config file is the host's).
+    if (!b) elsewhere.set(target.arch, (b = new KernelBuild(tree, source, { ...opts, config: ['defconfig', 'allmodconfig', 'minimal'].includes(opts.config) ? opts.config : 'defconfig', target })));
+    return b;
+  };
+  const hostLeft = await configureFor(host, byArch.get('x86') ?? []);
+  for (const [a, list] of byArch) {
+    if (a === 'x86') continue;
+    const target = targetFor(a, opts.env);
+    if ('missing' in target) {
+      for (const o of list) placed.set(o, { build: host, reason: `${o.replace(/\.o$/, '')} is ${a} code: ${target.missing}` });
+      continue;
+    }
+    for (const [o, why] of await configureFor(buildFor(target), list)) placed.set(o, { build: host, reason: `${target.arch}: ${why}` });
+  }
+  if (hostLeft.size === 0) return placed;
+  // What x86-64 cannot build: a 32-bit kernel, or a machine its dependencies name.
+  const index = await kconfigIndexAt(tree, opts.tip);
+  const tried = new Map<string, string[]>([...hostLeft].map(([o, why]) => [o, [`x86_64: ${why}`]]));
+  const next = new Map<string, Target>();
+  for (const [o, why] of hostLeft) {
+    if (/\b(64BIT|X86_32|ISA)\b/.test(why)) next.set(o, I386);
+    else {
+      const arches = index.archesOfWays((await buildWays(o.replace(/\.o$/, '.c'), read)) ?? []);
+      const here = installedCross(opts.env).filter((a) => arches === 'any' || arches.includes(a));
+      const chosen = here[0] && targetFor(here[0], opts.env);
+      if (chosen && !('missing' in chosen)) next.set(o, chosen);
+      else if (arches !== 'any' && arches.length) tried.get(o)!.push(`it builds on ${arches.join(', ')}, for which no cross compiler is installed (${arches.map((x) => crossPackage(x)).filter(Boolean).join(', ') || 'none kseries knows'})`);
+    }
+  }
+  for (const arch of new Set([...next.values()].map((t) => t.arch))) {
+    const list = [...next].filter(([, t]) => t.arch === arch).map(([o]) => o);
+    const target = next.get(list[0]!)!;
+    for (const [o, why] of await configureFor(buildFor(target), list)) tried.get(o)!.push(`${arch}: ${why}`);
+  }
+  // Where x86-64 was all that was tried, its reason alone.
+  for (const [o, reasons] of tried) if (!placed.has(o)) placed.set(o, { build: host, reason: reasons.length === 1 ? hostLeft.get(o)! : reasons.join('; ') });
+  return placed;
 }
 
 /** A range whose build directory is configured: what each patch builds, and why an object cannot be. */
@@ -82,7 +165,10 @@ interface PlannedRange {
   base: string;
   /** kseries' worktree, at the base. */
   source: string;
+  /** The host's build, whose objects the provers read. */
   build: KernelBuild;
+  /** Each object's build (the host's or another architecture's), or why none builds it. */
+  placed: Map<string, Placement>;
   commits: Commit[];
   mails: string[];
   plans: { objects: string[]; note?: string }[];
@@ -93,10 +179,11 @@ interface PlannedRange {
   step: OnStep;
 }
 
-async function buildEach({ tree, base, source, build, commits, mails, plans, objects, reasonFor, config, step }: PlannedRange): Promise<BuiltRange> {
-  // Each registered prover decides from a patch whether it has something to prove, and in which objects.
+async function buildEach({ tree, base, source, build, placed, commits, mails, plans, objects, reasonFor, config, step }: PlannedRange): Promise<BuiltRange> {
+  // Each registered prover decides from a patch whether it has something to prove, and in which objects: the host's.
   const provers = registeredProvers();
-  const wanted = mails.map((m) => provers.map((v) => ({ asRun: v.readsFinal === true, objects: v.objectsToProve(m) })));
+  const onHost = (o: string) => placed.get(o)?.build === build;
+  const wanted = mails.map((m) => provers.map((v) => ({ asRun: v.readsFinal === true, objects: v.objectsToProve(m).filter(onHost) })));
   const toProve = wanted.map((w) => w.flatMap((x) => x.objects));
   const proved = new Set(toProve.flat());
   const asRun = new Set(wanted.flat().flatMap((x) => (x.asRun ? x.objects : [])));
@@ -104,11 +191,18 @@ async function buildEach({ tree, base, source, build, commits, mails, plans, obj
   const code = new Map<string, ObjectCode>();
   const objectFile = (o: string) => path.join(build.buildDir, o);
   const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
+  /** Each build's objects of `list`, compiled in one make per build, one build after the other. */
+  const compile = async (list: string[]) => {
+    const results = [];
+    for (const b of new Set(list.map((o) => placed.get(o)!.build))) results.push(...(await b.compileMany(list.filter((o) => placed.get(o)!.build === b))));
+    return results;
+  };
+  const builtOn = (o: string) => `${placed.get(o)!.build.baseName}, ${placed.get(o)!.build.compiler}`;
 
   const last = new Map<string, CompilerMessage[]>();
   const atBase = [];
   for (const o of objects) if (!reasonFor(o) && (await exists(tree, base, o))) atBase.push(o);
-  for (const r of await build.compileMany(atBase)) {
+  for (const r of await compile(atBase)) {
     last.set(r.object, r.messages);
     if (r.ok && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
   }
@@ -129,8 +223,10 @@ async function buildEach({ tree, base, source, build, commits, mails, plans, obj
       if (reason) report.notBuilt.push({ object: o, reason });
       else report.objects.push(o);
     }
+    const elsewhere = report.objects.filter((o) => !onHost(o));
+    if (elsewhere.length) report.builtOn = Object.fromEntries(elsewhere.map((o) => [o, builtOn(o)]));
     const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
-    for (const r of await build.compileMany(report.objects)) {
+    for (const r of await compile(report.objects)) {
       const o = r.object;
       if (!r.ok) {
         report.status = 'failed';

@@ -49,6 +49,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     series: { name: opts.series?.name ?? null, version: opts.series?.version ?? null, base: opts.base, tip: opts.tip, patches: commits.length },
     config: opts.config,
     ...(built?.config ? { configAsBuilt: built.config } : {}),
+    ...(built?.others?.length ? { otherBuilds: built.others } : {}),
     ...(built?.keptFrom ? { buildsKeptFrom: built.keptFrom } : {}),
     compiler: built?.compiler ?? 'none',
     patches,

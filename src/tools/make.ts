@@ -16,10 +16,15 @@ export interface MakeOptions {
   jobs?: number;
   /** Run make under bubblewrap: only the build directory writable, no network (code someone else wrote). */
   sandbox?: boolean;
+  /** ARCH and CROSS_COMPILE, for a build of another architecture than the host's. */
+  arch?: string;
+  crossCompile?: string;
 }
 
 function makeArgs(opts: MakeOptions, args: string[]): string[] {
   const argv = ['-C', opts.source, `O=${opts.buildDir}`, `-j${opts.jobs ?? os.cpus().length}`];
+  if (opts.arch) argv.push(`ARCH=${opts.arch}`);
+  if (opts.crossCompile) argv.push(`CROSS_COMPILE=${opts.crossCompile}`);
   if (opts.cc) argv.push(`CC=${opts.cc}`, `HOSTCC=gcc`);
   return [...argv, ...args];
 }

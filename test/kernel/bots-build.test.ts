@@ -66,3 +66,30 @@ test("a kernel-doc comment that names a parameter the function lacks: W=1's kern
     expect.stringMatching(/^lib\/bcd\.c:\d+: warning: Excess function parameter 'nonexistent' description in '_bcd2bin'$/),
   ]);
 });
+
+test("another architecture's files are built for it with its cross compiler; a driver x86-64 cannot build, where its dependencies allow", async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const riscv = commitEdits(tree.root, base, ['arch/riscv/kernel/setup.c']);
+  // An arm64-only file that no longer compiles, and an ARM_AMBA driver that x86-64's defconfig cannot build.
+  const broken = commitEdits(tree.root, riscv, ['arch/arm64/kernel/cpufeature.c', 'drivers/tty/serial/amba-pl011.c'], (text) =>
+    text.includes('cpufeature') ? `${text}\nstatic int kseries_broken = ;\n` : COMMENT(text),
+  );
+  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${broken}`, '--json']);
+  const report = JSON.parse(r.out) as CheckReport;
+  const [p1, p2] = report.patches;
+  const cross = (a: string) => fs.existsSync(`/usr/bin/${a}-linux-gnu-gcc`);
+  if (cross('riscv64')) {
+    expect(p1!.build).toMatchObject({ status: 'ok', objects: ['arch/riscv/kernel/setup.o'], notBuilt: [], builtOn: { 'arch/riscv/kernel/setup.o': expect.stringMatching(/^riscv defconfig, .*riscv64-linux-gnu-gcc$/) } });
+  } else {
+    expect(p1!.build.notBuilt).toEqual([{ object: 'arch/riscv/kernel/setup.o', reason: 'arch/riscv/kernel/setup is riscv code: no riscv cross compiler is installed (apt-get install gcc-riscv64-linux-gnu)' }]);
+  }
+  if (cross('aarch64')) {
+    expect(p2!.build.status).toBe('failed');
+    expect(p2!.build.errors[0]).toMatch(/^arch\/arm64\/kernel\/cpufeature\.c:\d+:\d+: error: expected expression before .;. token$/);
+    expect(p2!.build.builtOn).toEqual({ 'arch/arm64/kernel/cpufeature.o': expect.stringMatching(/^arm64 /), 'drivers/tty/serial/amba-pl011.o': expect.stringMatching(/^arm64 /) });
+    expect(report.otherBuilds?.map((o) => o.config.base)).toEqual(expect.arrayContaining(['arm64 defconfig']));
+  } else {
+    expect(p2!.build.notBuilt.map((n) => n.object)).toEqual(['arch/arm64/kernel/cpufeature.o', 'drivers/tty/serial/amba-pl011.o']);
+  }
+  console.log(`riscv and arm64 builds: ${JSON.stringify([p1!.build.builtOn, p2!.build.builtOn])}`);
+});

@@ -34,6 +34,7 @@ export const buildCheck: PatchCheck<'build'> = {
     if (b.note) out.push(`  note: ${b.note}`);
     if (b.errors.length) out.push('  build errors:', ...b.errors.map((e) => `    ${e}`));
     if (b.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...b.newWarnings.map((w) => `  >> ${w}`));
+    for (const [o, on] of Object.entries(b.builtOn ?? {})) out.push(`  built for another architecture: ${o}: ${on}`);
     for (const n of b.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);
     return out;
   },
@@ -61,7 +62,8 @@ export const buildCheck: PatchCheck<'build'> = {
     const built = r.patches.filter((p) => p.build.status === 'ok').length;
     if (!built) return undefined;
     const warnings = r.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
-    return `${built} of ${r.patches.length} patches built one by one (${r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}`;
+    const others = (r.otherBuilds ?? []).map((o) => `, ${configLine(o.config)} with ${o.compiler}`).join('');
+    return `${built} of ${r.patches.length} patches built one by one (${r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`}${others}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}`;
   },
 };
 
