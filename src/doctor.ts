@@ -40,6 +40,16 @@ const OPTIONAL: [program: string, pkg: string, why: string][] = [
   ['aarch64-linux-gnu-gcc', 'gcc-aarch64-linux-gnu', 'check: arm64 code, and drivers only ARM machines build'],
   ['arm-linux-gnueabihf-gcc', 'gcc-arm-linux-gnueabihf', 'check: 32-bit arm code'],
   ['riscv64-linux-gnu-gcc', 'gcc-riscv64-linux-gnu', 'check: riscv code'],
+  ['clang', 'clang', 'check: the second compiler NIPA and 0-day build x86-64 with (--compilers)'],
+  ['ld.lld', 'lld', 'check: clang builds link with it (LLVM=1)'],
+  ['llvm-objcopy', 'llvm', 'check: clang builds use the LLVM binutils (LLVM=1)'],
+  ['sparse', 'sparse', "check: sparse's findings in what a patch changes (C=1), as 0-day reports them"],
+];
+
+/** The Python modules checkpatch's SPDX check (scripts/spdxcheck.py) imports; without them it does not run. */
+const PYTHON_MODULES: [module: string, pkg: string][] = [
+  ['ply', 'python3-ply'],
+  ['git', 'python3-git'],
 ];
 
 const HEADERS: [file: string, pkg: string, why: string][] = [
@@ -58,12 +68,18 @@ export async function checkRequirements(env: NodeJS.ProcessEnv = process.env): P
   for (const [file, pkg, why] of HEADERS) reqs.push({ what: `${path.basename(file)} (${why})`, package: pkg, present: fs.existsSync(file) });
   reqs.push({ what: `a static busybox at ${busyboxPath(env)} (the initramfs of measure and boot checks)`, package: 'busybox-static', present: isStaticElf(busyboxPath(env)) });
   for (const [program, pkg, why] of OPTIONAL) reqs.push({ what: `${program} (${why})`, package: pkg, present: onPath(program, env), optional: true });
+  for (const [module, pkg] of PYTHON_MODULES) reqs.push({ what: `python3 module ${module} (checkpatch's SPDX license check, scripts/spdxcheck.py)`, package: pkg, present: await hasPythonModule(module), optional: true });
   return reqs;
 }
 
 async function hasSendEmail(): Promise<boolean> {
   const res = await gitRunRaw('/', ['--exec-path']).catch(() => undefined);
   return !!res && res.code === 0 && fs.existsSync(path.join(res.stdout.trim(), 'git-send-email'));
+}
+
+export async function hasPythonModule(module: string): Promise<boolean> {
+  const res = await runRaw('python3', ['-c', `import ${module}`], { cwd: '/' }).catch(() => undefined);
+  return !!res && res.code === 0;
 }
 
 async function hasPerlModule(module: string): Promise<boolean> {

@@ -42,6 +42,12 @@ export interface BuildOptions {
   fresh?: boolean;
   /** The architecture built for (targets.ts); the host's x86-64 when not given. */
   target?: Target;
+  /** Run sparse (C=1) over the objects compiled, where sparse is installed. */
+  sparse?: boolean;
+  /** The compilers each x86-64 object of a range is built with: gcc always, clang too when named (check --compilers). */
+  compilers?: string[];
+  /** The machines each object outside arch/ of a range is built for besides its own (check --arches). */
+  arches?: string[];
 }
 
 export interface CompileResult {
@@ -57,6 +63,7 @@ export class KernelBuild {
   /** Which path compiles, for reports: gcc, ccache gcc, distcc gcc, or ccache + distcc gcc. */
   readonly compiler: string;
   private readonly make: MakeOptions;
+  private readonly sparse: boolean;
 
   constructor(
     private readonly tree: KernelTree,
@@ -66,7 +73,7 @@ export class KernelBuild {
     const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
     const target = opts.target ?? HOST;
     // The host's build directories keep their names; another architecture's carry it ("defconfig-arm64").
-    const configName = [CONFIG_TARGETS[opts.config] ? opts.config : `file-${configFileHash(opts.config)}`, opts.flavour, isHost(target) ? '' : target.arch].filter(Boolean).join('-');
+    const configName = [CONFIG_TARGETS[opts.config] ? opts.config : `file-${configFileHash(opts.config)}`, opts.flavour, isHost(target) || target.arch === HOST.arch ? '' : target.arch, target.llvm ? 'clang' : ''].filter(Boolean).join('-');
     // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
     // A flavoured build (a boot kernel) follows a shared source folder (sourceAt), so it is shared by every tree too.
     const owner = opts.flavour ? 'shared' : treeId;
@@ -76,9 +83,11 @@ export class KernelBuild {
     retireDependCache(env);
     const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS), depend: true }, env);
     // A cross build's gcc is the cross compiler (`ccache aarch64-linux-gnu-gcc`); make finds a plain one itself.
-    const cross = (word: string) => (target.prefix ? word.replace(/\bgcc$/, `${target.prefix}gcc`) : word);
+    // A clang build's is clang (`ccache clang`, with LLVM=1 for the rest of the tools).
+    const cross = (word: string) => (target.llvm ? word.replace(/\bgcc$/, 'clang') : target.prefix ? word.replace(/\bgcc$/, `${target.prefix}gcc`) : word);
+    const sparse = opts.sparse === true && onPath('sparse', env);
     this.target = target;
-    this.compiler = cross(compiler.name);
+    this.compiler = cross(compiler.name) + (sparse ? ' + sparse' : '');
     this.make = {
       source,
       buildDir: this.buildDir,
@@ -87,7 +96,15 @@ export class KernelBuild {
       env: compiler.env,
       ...(isHost(target) ? {} : { arch: target.arch }),
       ...(target.prefix ? { crossCompile: target.prefix } : {}),
+      ...(target.llvm ? { llvm: true } : {}),
     };
+    // sparse runs on compiles only, not on the configuration and `make prepare`.
+    this.sparse = sparse;
+  }
+
+  /** make's options for compiling a patch's objects: with sparse, where asked for. */
+  private get compiling(): MakeOptions {
+    return this.sparse ? { ...this.make, sparse: true } : this.make;
   }
 
   /** The compiler's own version line as Kconfig recorded it (CONFIG_CC_VERSION_TEXT), once configured. */
@@ -244,7 +261,7 @@ export class KernelBuild {
    */
   /** The base configuration as reports name it: "x86_64 defconfig", "arm64 defconfig", or a .config file's name. */
   get baseName(): string {
-    return CONFIG_TARGETS[this.opts.config] ? `${this.target.arch} ${this.opts.config}` : path.basename(this.opts.config);
+    return CONFIG_TARGETS[this.opts.config] ? `${this.target.arch} ${this.opts.config}` : `${path.basename(this.opts.config)}${isHost(this.target) ? '' : ` (${this.target.arch})`}`;
   }
 
   async configAsBuilt(): Promise<ConfigAsBuilt> {
@@ -296,7 +313,7 @@ export class KernelBuild {
    */
   async compileMany(objects: string[]): Promise<CompileResult[]> {
     if (objects.length <= 1) return Promise.all(objects.map((o) => this.compile(o)));
-    const res = await runMakeMerged(this.make, ['-k', '-Otarget', 'W=1', ...objects]);
+    const res = await runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...objects]);
     const byObject = new Map<string, string[]>(objects.map((o) => [o, []]));
     let current: string[] | undefined;
     for (const line of res.output.split('\n')) {
@@ -332,7 +349,7 @@ export class KernelBuild {
 
   /** Compile one object with W=1; the messages of that compile. */
   async compile(object: string): Promise<CompileResult> {
-    const res = await runMake(this.make, ['W=1', object]);
+    const res = await runMake(this.compiling, ['W=1', object]);
     const messages = parseCompilerOutput(`${res.stdout}\n${res.stderr}`, this.source);
     return { object, ok: res.code === 0, messages };
   }

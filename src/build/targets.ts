@@ -9,10 +9,14 @@ export interface Target {
   arch: string;
   /** CROSS_COMPILE: the cross compiler's prefix ("aarch64-linux-gnu-"); none for the host's gcc. */
   prefix?: string;
+  /** Built with clang and the LLVM tools (`LLVM=1`) instead of gcc and binutils. */
+  llvm?: boolean;
 }
 
 export const HOST: Target = { arch: 'x86_64' };
 export const I386: Target = { arch: 'i386' };
+/** x86-64 with clang, the second compiler NIPA and 0-day build with. */
+export const CLANG: Target = { arch: 'x86_64', llvm: true };
 
 /** A cross compiler Debian packages, by the folder of arch/ it builds (SRCARCH). */
 interface Cross {
@@ -65,5 +69,24 @@ export function installedCross(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 export function isHost(t: Target): boolean {
-  return t.arch === HOST.arch && !t.prefix;
+  return t.arch === HOST.arch && !t.prefix && !t.llvm;
 }
+
+/** Why clang cannot build here, if it cannot: clang, ld.lld and the LLVM binutils are Debian's clang, lld and llvm. */
+export function clangMissing(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const gone = ['clang', 'ld.lld', 'llvm-objcopy'].filter((p) => !onPath(p, env));
+  return gone.length ? `clang: ${gone.join(', ')} not installed (apt-get install clang lld llvm)` : undefined;
+}
+
+/**
+ * A target by the name a user gives it (`--arches i386,arm64`): Kbuild's ARCH (x86_64, i386, arm64, riscv, sparc64)
+ * or the folder of arch/ (x86, sparc); or why there is none here.
+ */
+export function targetNamed(name: string, env: NodeJS.ProcessEnv = process.env): Target | { missing: string } {
+  if (name === 'x86_64' || name === 'x86') return HOST;
+  if (name === 'i386') return I386;
+  return targetFor(CROSS.find((c) => c.arch === name)?.srcarch ?? name, env);
+}
+
+/** The names --arches takes. */
+export const ARCH_NAMES = ['x86_64', 'i386', ...CROSS.map((c) => c.arch)];

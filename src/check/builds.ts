@@ -4,13 +4,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KernelBuild, type BuildOptions } from '../build/builder.js';
+import { KernelBuild, type BuildOptions, type CompileResult } from '../build/builder.js';
 import { kconfigIndexAt } from '../build/kconfig.js';
 import { buildWays } from '../build/kbuild.js';
-import { archOfPath, crossPackage, I386, installedCross, targetFor, type Target } from '../build/targets.js';
+import { archOfPath, clangMissing, CLANG, crossPackage, HOST, I386, installedCross, targetFor, targetNamed, type Target } from '../build/targets.js';
 import type { ConfigAsBuilt } from '../build/config-line.js';
-import { newWarnings, type CompilerMessage } from '../build/kbuild.js';
+import { newWarnings, warningKey, type CompilerMessage } from '../build/kbuild.js';
 import { codeDigest, keptResult } from '../kept.js';
+import { onPath } from '../tools/which.js';
 import type { ObjectCode } from '../object-code/parse.js';
 import { sectionTotals } from '../object-code/sizes.js';
 import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
@@ -36,8 +37,10 @@ export interface BuiltRange {
   compilerVersion?: string;
   /** The .config as built, against its base. */
   config: ConfigAsBuilt;
-  /** The builds for other architectures (targets.ts) that built some of the objects, each with its compiler. */
+  /** The other builds (architectures, clang) that built some of the objects, each with its compiler. */
   others?: { config: ConfigAsBuilt; compiler: string }[];
+  /** The builds asked for that cannot run here, with why ("clang: ld.lld not installed (apt-get install ...)"). */
+  missing?: string[];
 }
 
 /**
@@ -49,32 +52,34 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
   const { tree } = opts;
   return withLock(tree, async () => {
     const source = await worktreeAt(tree, opts.base);
-    const build = new KernelBuild(tree, source, opts);
+    // The host's build runs sparse over what it compiles, as 0-day does (C=1), where sparse is installed.
+    const build = new KernelBuild(tree, source, { ...opts, sparse: true });
     const plans: { objects: string[]; note?: string }[] = [];
     for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
     const objects = [...new Set(plans.flatMap((p) => p.objects))];
-    const placed = await placeObjects(opts, source, build, objects);
+    const { placed, missing } = await placeObjects(opts, source, build, objects);
     const reasonFor = (o: string) => placed.get(o)?.reason;
-    const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build])))];
+    const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
     const config = await build.configAsBuilt();
     const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler })));
     // What decides the builds and proofs: the trees, what each patch builds, the .configs, the compilers and kseries'
     // code. A range whose patches all built is kept, so check after generate (the same trees) builds nothing.
     const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
+    const configOf = (b: KernelBuild) => createHash('sha1').update(fs.readFileSync(path.join(b.buildDir, '.config'))).digest('hex');
     const key = {
       base: await treeOf(opts.base),
       trees: await Promise.all(commits.map((c) => treeOf(c.sha))),
       plans,
-      config: createHash('sha1').update(fs.readFileSync(path.join(build.buildDir, '.config'))).digest('hex'),
+      config: configOf(build),
       compiler: [build.compiler, build.compilerVersion],
-      others: [...placed].map(([o, p]) => [o, p.reason ?? p.build.buildDir, p.reason ? '' : createHash('sha1').update(fs.readFileSync(path.join(p.build.buildDir, '.config'))).digest('hex')]),
+      others: [...placed].map(([o, p]) => [o, p.reason ?? [p.build, ...p.also].map((b) => [b.buildDir, b.compiler, configOf(b)]), p.notOn]),
       code: codeDigest(['build', 'check', 'check/checks', 'check/proofs', 'object-code', 'kprobe', 'recipes', 'recipes/static-key']),
     };
     const planned: PlannedRange = { tree, base: opts.base, source, build, placed, commits, mails, plans, objects, reasonFor, config, step };
     // A proof that fails is a fact of the code and kept with the rest; a build that fails may be the machine's (a
     // killed make, a full disk), so it is done again.
     const kept = await keptResult('builds', key, () => buildEach(planned), (r) => r.reports.every((x) => x.status !== 'failed'), { env: opts.env, fresh: opts.fresh });
-    const value = others.length ? { ...kept.value, others } : kept.value;
+    const value = { ...kept.value, ...(others.length ? { others } : {}), ...(missing.length ? { missing } : {}) };
     if (kept.keptFrom) {
       for (const [i, r] of value.reports.entries()) step(i + 1, 'build', 'done', `${r.status} (kept)`);
       return { ...value, keptFrom: kept.keptFrom };
@@ -85,27 +90,40 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
 
 /** Where an object is built: a configured build directory, or why none here builds it. */
 interface Placement {
+  /** The build whose messages are the object's own (x86-64 gcc, or the architecture it needs). */
   build: KernelBuild;
+  /** The other builds that compile it too: clang, the --arches architectures. */
+  also: KernelBuild[];
+  /** The other builds that could not compile it, with why. */
+  notOn: string[];
   reason?: string;
+}
+
+/** What the builds of a range are: each object's placement, and the builds asked for that cannot run here. */
+interface Matrix {
+  placed: Map<string, Placement>;
+  missing: string[];
 }
 
 /**
  * The build each object goes to, configured: the host's (x86-64) for everything outside another architecture's
  * folder; `arch/<a>/` files to a build for <a>; what x86-64 cannot build, to i386 where its dependencies want a
  * 32-bit kernel (`!64BIT`, ISA), else to the first architecture with a cross compiler here that its Kconfig
- * dependencies allow. An object no build here makes keeps the reasons of each one tried.
+ * dependencies allow. An object no build here makes keeps the reasons of each one tried. Then the builds the bots
+ * add: each x86-64 object with clang too (`compilers`), each object outside arch/ for every `arches` machine too.
  */
-async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[]): Promise<Map<string, Placement>> {
+async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[]): Promise<Matrix> {
   const { tree } = opts;
   const read = (f: string) => readAtCommit(tree.root, opts.tip, f);
   const placed = new Map<string, Placement>();
+  const missing = onPath('sparse', opts.env) ? [] : ['sparse: not installed (apt-get install sparse)'];
   const byArch = new Map<string, string[]>();
   for (const o of objects) {
     const a = archOfPath(o) ?? 'x86';
     byArch.set(a, [...(byArch.get(a) ?? []), o]);
   }
-  /** Configure `build` for `list`; the objects left off, with why. */
-  const configureFor = async (build: KernelBuild, list: string[]): Promise<Map<string, string>> => {
+  /** Configure `build` for `list`; the objects it builds, and those left off, with why. */
+  const configureFor = async (build: KernelBuild, list: string[]): Promise<{ on: string[]; left: Map<string, string> }> => {
     const symbols = new Map<string, string[] | undefined>();
     for (const o of list) symbols.set(o, await build.symbolsFor(o, read));
     const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
@@ -113,50 +131,77 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     for (const o of list) {
       const reason = (symbols.get(o) ?? []).map((x) => off.get(x)).find((r) => r !== undefined);
       if (reason) left.set(o, reason);
-      else placed.set(o, { build });
     }
+    return { on: list.filter((o) => !left.has(o)), left };
+  };
+  const place = async (build: KernelBuild, list: string[]) => {
+    const { on, left } = await configureFor(build, list);
+    for (const o of on) placed.set(o, { build, also: [], notOn: [] });
     return left;
   };
   const elsewhere = new Map<string, KernelBuild>();
   const buildFor = (target: Target) => {
-    let b = elsewhere.get(target.arch);
-    // Another architecture's base is its own defconfig (a .config file is the host's).
-    if (!b) elsewhere.set(target.arch, (b = new KernelBuild(tree, source, { ...opts, config: ['defconfig', 'allmodconfig', 'minimal'].includes(opts.config) ? opts.config : 'defconfig', target })));
+    const name = `${target.arch}${target.llvm ? '-clang' : ''}`;
+    let b = elsewhere.get(name);
+    // Another architecture's base is its own defconfig (a .config file is the host's); clang builds the host's config.
+    const config = target.arch === HOST.arch || ['defconfig', 'allmodconfig', 'minimal'].includes(opts.config) ? opts.config : 'defconfig';
+    if (!b) elsewhere.set(name, (b = new KernelBuild(tree, source, { ...opts, config, target, sparse: false })));
     return b;
   };
-  const hostLeft = await configureFor(host, byArch.get('x86') ?? []);
+  const hostLeft = await place(host, byArch.get('x86') ?? []);
   for (const [a, list] of byArch) {
     if (a === 'x86') continue;
     const target = targetFor(a, opts.env);
     if ('missing' in target) {
-      for (const o of list) placed.set(o, { build: host, reason: `${o.replace(/\.o$/, '')} is ${a} code: ${target.missing}` });
+      for (const o of list) placed.set(o, { build: host, also: [], notOn: [], reason: `${o.replace(/\.o$/, '')} is ${a} code: ${target.missing}` });
       continue;
     }
-    for (const [o, why] of await configureFor(buildFor(target), list)) placed.set(o, { build: host, reason: `${target.arch}: ${why}` });
+    for (const [o, why] of await place(buildFor(target), list)) placed.set(o, { build: host, also: [], notOn: [], reason: `${target.arch}: ${why}` });
   }
-  if (hostLeft.size === 0) return placed;
-  // What x86-64 cannot build: a 32-bit kernel, or a machine its dependencies name.
-  const index = await kconfigIndexAt(tree, opts.tip);
-  const tried = new Map<string, string[]>([...hostLeft].map(([o, why]) => [o, [`x86_64: ${why}`]]));
-  const next = new Map<string, Target>();
-  for (const [o, why] of hostLeft) {
-    if (/\b(64BIT|X86_32|ISA)\b/.test(why)) next.set(o, I386);
-    else {
-      const arches = index.archesOfWays((await buildWays(o.replace(/\.o$/, '.c'), read)) ?? []);
-      const here = installedCross(opts.env).filter((a) => arches === 'any' || arches.includes(a));
-      const chosen = here[0] && targetFor(here[0], opts.env);
-      if (chosen && !('missing' in chosen)) next.set(o, chosen);
-      else if (arches !== 'any' && arches.length) tried.get(o)!.push(`it builds on ${arches.join(', ')}, for which no cross compiler is installed (${arches.map((x) => crossPackage(x)).filter(Boolean).join(', ') || 'none kseries knows'})`);
+  if (hostLeft.size) {
+    // What x86-64 cannot build: a 32-bit kernel, or a machine its dependencies name.
+    const index = await kconfigIndexAt(tree, opts.tip);
+    const tried = new Map<string, string[]>([...hostLeft].map(([o, why]) => [o, [`x86_64: ${why}`]]));
+    const next = new Map<string, Target>();
+    for (const [o, why] of hostLeft) {
+      if (/\b(64BIT|X86_32|ISA)\b/.test(why)) next.set(o, I386);
+      else {
+        const arches = index.archesOfWays((await buildWays(o.replace(/\.o$/, '.c'), read)) ?? []);
+        const here = installedCross(opts.env).filter((a) => arches === 'any' || arches.includes(a));
+        const chosen = here[0] && targetFor(here[0], opts.env);
+        if (chosen && !('missing' in chosen)) next.set(o, chosen);
+        else if (arches !== 'any' && arches.length) tried.get(o)!.push(`it builds on ${arches.join(', ')}, for which no cross compiler is installed (${arches.map((x) => crossPackage(x)).filter(Boolean).join(', ') || 'none kseries knows'})`);
+      }
     }
+    for (const arch of new Set([...next.values()].map((t) => t.arch))) {
+      const list = [...next].filter(([, t]) => t.arch === arch).map(([o]) => o);
+      for (const [o, why] of await place(buildFor(next.get(list[0]!)!), list)) tried.get(o)!.push(`${arch}: ${why}`);
+    }
+    // Where x86-64 was all that was tried, its reason alone.
+    for (const [o, reasons] of tried) if (!placed.has(o)) placed.set(o, { build: host, also: [], notOn: [], reason: reasons.length === 1 ? hostLeft.get(o)! : reasons.join('; ') });
   }
-  for (const arch of new Set([...next.values()].map((t) => t.arch))) {
-    const list = [...next].filter(([, t]) => t.arch === arch).map(([o]) => o);
-    const target = next.get(list[0]!)!;
-    for (const [o, why] of await configureFor(buildFor(target), list)) tried.get(o)!.push(`${arch}: ${why}`);
+  // The bots' other builds of what is built: an object one of them cannot configure is left to the others.
+  const built = [...placed].filter(([, p]) => !p.reason).map(([o]) => o);
+  const extra: { target: Target; list: string[] }[] = [];
+  if (opts.compilers?.includes('clang')) {
+    const why = clangMissing(opts.env);
+    if (why) missing.push(why);
+    else extra.push({ target: CLANG, list: built.filter((o) => placed.get(o)!.build === host) });
   }
-  // Where x86-64 was all that was tried, its reason alone.
-  for (const [o, reasons] of tried) if (!placed.has(o)) placed.set(o, { build: host, reason: reasons.length === 1 ? hostLeft.get(o)! : reasons.join('; ') });
-  return placed;
+  const arches = opts.arches?.[0] === 'all' ? ['i386', ...installedCross(opts.env)] : (opts.arches ?? []);
+  for (const name of arches) {
+    const target = targetNamed(name, opts.env);
+    if ('missing' in target) missing.push(`${name}: ${target.missing}`);
+    else extra.push({ target, list: built.filter((o) => !archOfPath(o) && placed.get(o)!.build.target.arch !== target.arch) });
+  }
+  for (const { target, list } of extra) {
+    if (!list.length) continue;
+    const b = buildFor(target);
+    const { on, left } = await configureFor(b, list);
+    for (const o of on) placed.get(o)!.also.push(b);
+    for (const [o, why] of left) placed.get(o)!.notOn.push(`${b.baseName}, ${b.compiler}: not built: ${why}`);
+  }
+  return { placed, missing };
 }
 
 /** A range whose build directory is configured: what each patch builds, and why an object cannot be. */
@@ -191,20 +236,25 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const code = new Map<string, ObjectCode>();
   const objectFile = (o: string) => path.join(build.buildDir, o);
   const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
+  const buildsOf = (o: string) => [placed.get(o)!.build, ...placed.get(o)!.also];
   /** Each build's objects of `list`, compiled in one make per build, one build after the other. */
   const compile = async (list: string[]) => {
-    const results = [];
-    for (const b of new Set(list.map((o) => placed.get(o)!.build))) results.push(...(await b.compileMany(list.filter((o) => placed.get(o)!.build === b))));
+    const results: (CompileResult & { build: KernelBuild })[] = [];
+    // Each object's own build first, so the bots' other builds add only what it did not already say.
+    for (const b of new Set([...list.map((o) => placed.get(o)!.build), ...list.flatMap(buildsOf)])) results.push(...(await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b })));
     return results;
   };
-  const builtOn = (o: string) => `${placed.get(o)!.build.baseName}, ${placed.get(o)!.build.compiler}`;
+  const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;
+  /** A message of a build besides the object's own names that build, as the robot's reports name the config. */
+  const told = (r: { object: string; build: KernelBuild }, text: string) => (r.build === placed.get(r.object)!.build ? text : `${text} [${named(r.build)}]`);
+  const lastKey = (r: { object: string; build: KernelBuild }) => `${r.build.buildDir}\0${r.object}`;
 
   const last = new Map<string, CompilerMessage[]>();
   const atBase = [];
   for (const o of objects) if (!reasonFor(o) && (await exists(tree, base, o))) atBase.push(o);
   for (const r of await compile(atBase)) {
-    last.set(r.object, r.messages);
-    if (r.ok && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
+    last.set(lastKey(r), r.messages);
+    if (r.ok && r.build === build && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
   }
   const reports: BuildReport[] = [];
   const proofs: ObjectProof[][] = [];
@@ -223,19 +273,25 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
       if (reason) report.notBuilt.push({ object: o, reason });
       else report.objects.push(o);
     }
-    const elsewhere = report.objects.filter((o) => !onHost(o));
-    if (elsewhere.length) report.builtOn = Object.fromEntries(elsewhere.map((o) => [o, builtOn(o)]));
+    if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...buildsOf(o).map(named), ...placed.get(o)!.notOn]]));
     const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
+    const said = new Map<string, Set<string>>();
     for (const r of await compile(report.objects)) {
       const o = r.object;
       if (!r.ok) {
         report.status = 'failed';
         const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
-        report.errors.push(...(errors.length ? errors : [`${o}: make failed`]));
+        report.errors.push(...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e)));
       }
-      report.newWarnings.push(...newWarnings(last.get(o) ?? [], r.messages).map((w) => w.text));
-      last.set(o, r.messages);
-      if (!r.ok || !proved.has(o)) continue;
+      // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
+      // option at the same line) is told once, by the object's own build.
+      const seen = said.get(o) ?? said.set(o, new Set()).get(o)!;
+      const keys = (w: CompilerMessage) => [warningKey(w), ...(w.flag ? [`${w.file}:${w.line}:${w.flag}`] : [])];
+      const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
+      fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
+      report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
+      last.set(lastKey(r), r.messages);
+      if (!r.ok || r.build !== build || !proved.has(o)) continue;
       const compiled = await readObjectCode(objectFile(o), { contents });
       if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
       const before = code.get(o) && sectionTotals(code.get(o)!);

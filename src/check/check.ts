@@ -50,6 +50,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     config: opts.config,
     ...(built?.config ? { configAsBuilt: built.config } : {}),
     ...(built?.others?.length ? { otherBuilds: built.others } : {}),
+    ...(built?.missing?.length ? { buildsNotRun: built.missing } : {}),
     ...(built?.keptFrom ? { buildsKeptFrom: built.keptFrom } : {}),
     compiler: built?.compiler ?? 'none',
     patches,

@@ -17,10 +17,11 @@ export interface BuildReport {
   /** Objects the patch touches that this config cannot build, and why. */
   notBuilt: { object: string; reason: string }[];
   /**
-   * The objects built for another architecture than the host's x86-64, with the build that made them ("arm64
-   * defconfig, ccache aarch64-linux-gnu-gcc"): an arch/<a>/ file, or a driver x86-64 cannot build.
+   * Each object built, with the builds that made it, its own first ("x86_64 defconfig, ccache gcc + sparse",
+   * "arm64 defconfig, ccache aarch64-linux-gnu-gcc" for an arch/arm64 file or a driver x86-64 cannot build), then the
+   * bots' others (clang, --arches), and any of those that could not build it ("i386 defconfig, gcc: not built: ...").
    */
-  builtOn?: Record<string, string>;
+  builtOn?: Record<string, string[]>;
   /** Why the build was skipped, or how header dependents were sampled. */
   note?: string;
   /** The allocated sections of each object a proof read, before and after the patch (same build, same config). */
@@ -48,6 +49,8 @@ export interface CheckReport extends SeriesResults {
   configAsBuilt?: ConfigAsBuilt;
   /** The builds for other architectures that built some objects (BuildReport.builtOn names which). */
   otherBuilds?: { config: ConfigAsBuilt; compiler: string }[];
+  /** The builds asked for (--compilers, --arches) that cannot run on this machine, each with why and its package. */
+  buildsNotRun?: string[];
   compiler: string;
   /** When the same trees and configuration were built before (ISO time): those builds and proofs, kept. */
   buildsKeptFrom?: string;
@@ -78,6 +81,7 @@ export function formatReport(r: CheckReport): string {
   for (const w of r.identity ?? []) out.push(`warning: ${w}`);
   if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}${keptNote(r.buildsKeptFrom)}`);
   for (const o of r.otherBuilds ?? []) out.push(`and with ${configLine(o.config)}, ${o.compiler}`);
+  for (const m of r.buildsNotRun ?? []) out.push(`not built with ${m}`);
   for (const { check, result } of seriesResultsOf(r)) out.push('', ...check.format(result as never));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);
   return out.join('\n');

@@ -6,6 +6,7 @@ import { processErr, processStatus, type GlobalOptions, type Io } from '../comma
 import { EXIT_BUG, EXIT_USAGE, KseriesError, UsageError } from '../errors.js';
 import { checkTreePath } from '../tree/paths.js';
 import { workloadNames, WORKLOADS } from '../boot/workloads.js';
+import { ARCH_NAMES } from '../build/targets.js';
 
 const EXAMPLES: [string, string][] = [
   ['kseries tree init', 'provision kernel-tree/ (Debian linux-source-6.12, cached in ~/.cache/kseries)'],
@@ -175,6 +176,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('strict', opt.flag('checkpatch --strict'))
         .option('build', { type: 'boolean', default: true, describe: 'build each patch (--no-build to skip)' })
         .option('distcc', opt.flag('compile through distcc (DISTCC_HOSTS)'))
+        .option('compilers', opt.compilers())
+        .option('arches', opt.arches())
         .option('kunit', { type: 'string', coerce: checks.kunit, describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
         .option('boot', { type: 'string', coerce: checks.boot, describe: 'a series that adds a static key boots in this config family + lockdep: minimal (default), defconfig or a .config file (--no-boot skips)' })
         .option('fresh', opt.flag('build, boot and run KUnit again even where the same trees and configuration were checked before (their results are kept)'))
@@ -194,6 +197,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           strict: a.strict,
           build: a.build,
           distcc: a.distcc,
+          compilers: a.compilers,
+          arches: a.arches,
           kunit: a.kunit,
           boot: a.boot ?? 'minimal',
           fresh: a.fresh,
@@ -269,6 +274,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('build', { type: 'boolean', default: true, describe: 'build each patch in a bubblewrap sandbox (--no-build: apply, checkpatch, rules, recipients only)' })
         .option('trust', { type: 'boolean', default: false, describe: 'you vouch for the code: build without the sandbox (where bubblewrap is missing, or for distcc)' })
         .option('distcc', opt.flag('compile through distcc (DISTCC_HOSTS; with --trust: the sandbox has no network)'))
+        .option('compilers', opt.compilers())
+        .option('arches', opt.arches())
         .option('strict', opt.flag('checkpatch --strict'))
         .option('reply-all', { type: 'boolean', default: false, describe: 'copy the lists and people of the original mail (default: the author only)' })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'reviewer "Name <email>" of the replies (default: git config)' })
@@ -291,6 +298,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           build: a.build,
           trust: a.trust,
           distcc: a.distcc,
+          compilers: a.compilers,
+          arches: a.arches,
           strict: a.strict,
           replyAll: a['reply-all'],
           from: a.from,
@@ -367,6 +376,8 @@ function commonOptions(checks: ReturnType<typeof optionChecks>) {
     workload: (describe: string) => ({ type: 'string', default: 'default', choices: workloadNames(), describe }) as const,
     candidates: (describe: string) => ({ choices: ['all', 'auto'] as const, default: 'all' as const, describe }),
     flag: (describe: string) => ({ type: 'boolean', default: false, describe }) as const,
+    compilers: () => ({ type: 'string', default: 'gcc,clang', coerce: checks.compilers, describe: 'compilers each x86-64 object is built with: gcc, clang (LLVM=1), where installed; gcc always (default gcc,clang)' }) as const,
+    arches: () => ({ type: 'string', coerce: checks.arches, describe: `machines each file outside arch/ is built for too, comma-separated: ${ARCH_NAMES.filter((a) => a !== 'x86_64').join(', ')}, or all (those with a compiler here); default: what the series' recipe names, else none` }) as const,
   };
 }
 
@@ -414,6 +425,23 @@ function optionChecks(io: Io) {
         if (!/^[0-9]+$/.test(s) || n < 1 || n > 65535) throw new UsageError(`${name} ${shown(s)}: not a port number`, 'give an integer 1..65535, e.g. 587');
         return n;
       }),
+
+    /** --compilers gcc,clang: gcc always builds (the proofs read its objects); clang too when named. */
+    compilers: checked((v) => {
+      const names = single(v, '--compilers').split(',').map((x) => x.trim());
+      const bad = names.find((x) => x !== 'gcc' && x !== 'clang');
+      if (bad !== undefined) throw new UsageError(`--compilers: unknown compiler ${shown(bad)}`, 'give gcc, clang or gcc,clang');
+      return [...new Set(['gcc', ...names])];
+    }),
+
+    /** --arches i386,arm64: Kbuild ARCH names, or all. */
+    arches: checked((v) => {
+      const names = single(v, '--arches').split(',').map((x) => x.trim());
+      if (names.length === 1 && names[0] === 'all') return names;
+      const bad = names.find((x) => !ARCH_NAMES.includes(x));
+      if (bad !== undefined) throw new UsageError(`--arches: unknown architecture ${shown(bad)}`, `give Kbuild ARCH names (${ARCH_NAMES.join(', ')}) or all`);
+      return names.filter((x) => x !== 'x86_64');
+    }),
 
     /** --config: defconfig, allmodconfig or an existing file (kept as given: it is named in commit messages). */
     config: checked((v) => {

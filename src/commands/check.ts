@@ -24,6 +24,10 @@ export interface CheckArgs {
   strict: boolean;
   build: boolean;
   distcc: boolean;
+  /** gcc, and clang where named (--compilers). */
+  compilers?: string[];
+  /** Machines files outside arch/ are built for too (--arches); undefined: what the series' recipe names. */
+  arches?: string[];
   /** A .kunitconfig to run on the base and the tip; false: none, even when the series' recipe asks. */
   kunit?: string | false;
   /** The boot config family of a static-key series' boot test; false: no boot. */
@@ -68,6 +72,8 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     strict: a.strict,
     config: a.config,
     distcc: a.distcc,
+    compilers: a.compilers,
+    arches: a.arches ?? recipeArches(g, io, recipe),
     fresh: a.fresh,
     env: io.env,
     onStep: view?.onStep,
@@ -98,6 +104,16 @@ function emittedMails(dir: string): Map<number, string> | undefined {
 
 async function subjectsOf(root: string, base: string, tip: string): Promise<string[]> {
   return (await gitRaw(root, ['log', '--reverse', '--format=%s', `${base}..${tip}`])).trim().split('\n').filter(Boolean);
+}
+
+/** The machines the series' recipe asks its files to be built for (manifest `arches`). */
+function recipeArches(g: GlobalOptions, io: Io, recipe: string | undefined): string[] | undefined {
+  if (!recipe) return undefined;
+  try {
+    return loadRecipe(recipe, recipeDirs(g.recipes, io.env)).manifest.arches;
+  } catch {
+    return undefined;
+  }
 }
 
 /** --kunit FILE (its CONFIG_ lines), else what the series' recipe asks for; --no-kunit: none. */

@@ -23,6 +23,10 @@ export interface ReviewArgs {
   out?: string;
   config: string;
   distcc: boolean;
+  /** gcc, and clang where named (--compilers). */
+  compilers?: string[];
+  /** Machines files outside arch/ are built for too (--arches). */
+  arches?: string[];
   build: boolean;
   trust: boolean;
   strict: boolean;
@@ -50,6 +54,8 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
     strict: a.strict,
     config: a.config,
     distcc: a.distcc,
+    compilers: a.compilers,
+    arches: a.arches,
     env: io.env,
     onStep: view?.onStep,
     log: quiet ? undefined : (l) => io.err(l),

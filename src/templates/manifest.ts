@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RecipeError } from '../errors.js';
 import type { InsertPosition, Place } from '../edits/apply.js';
+import { ARCH_NAMES } from '../build/targets.js';
 import { PARAM_TYPES, type ParamSpec } from './params.js';
 
 export type EditSpec = (
@@ -63,6 +64,8 @@ export interface Manifest {
   ccAll: boolean;
   /** KUnit tests `kseries check` runs on the base and on the series (and generate on its draft). */
   kunit?: KunitSpec;
+  /** The machines `kseries check` builds the series' files for besides x86-64 (Kbuild ARCH names: i386, arm64, riscv). */
+  arches: string[];
   /** generate boots the tree first (kseries measure) and gives the recipe each flag's hits (context.runtime). */
   measure: boolean;
   /**
@@ -124,6 +127,11 @@ export function readManifest(dir: string): Manifest {
     rfc: m.rfc === true,
     ccAll: m.ccAll === true,
     kunit: m.kunit === undefined ? undefined : readKunit(m.kunit, where('kunit')),
+    arches: list(m.arches, where('arches')).map((a, i) => {
+      const name = str(a, where(`arches[${i}]`));
+      if (!ARCH_NAMES.includes(name)) throw new RecipeError(`${where(`arches[${i}]`)}: unknown architecture "${name}"`, `use Kbuild's ARCH names: ${ARCH_NAMES.join(', ')}`);
+      return name;
+    }),
     measure: m.measure === true,
     split: m.split === undefined ? undefined : str(m.split, where('split')),
     unfit: list(m.unfit, where('unfit')).map((u, i) => {

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { coveringEntries, pathChanges } from '../mail/covered.js';
 import { entriesPerFile, parseSections, type MaintainersEntry } from '../subsystems/route.js';
-import { run } from './run.js';
+import { cacheDir } from '../tree/paths.js';
+import { run, runRaw } from './run.js';
 
 /**
  * The one place checkpatch's flags are defined. Not `--mailback`: 6.12's checkpatch.pl exits on it before the
@@ -30,13 +31,46 @@ export interface CheckpatchResult {
   warnings: number;
   checks: number;
   findings: CheckpatchFinding[];
+  /** Checks of checkpatch's that did not run on this patch, with why (its SPDX check without its Python modules). */
+  notRun?: string[];
 }
 
 /** Run checkpatch on one patch (mail text on stdin). Exit code 1 means "found something", not failure. */
-export async function runCheckpatch(treeRoot: string, patch: string, opts: { strict?: boolean } = {}): Promise<CheckpatchResult> {
+export async function runCheckpatch(treeRoot: string, patch: string, opts: { strict?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CheckpatchResult> {
   const args = ['scripts/checkpatch.pl', ...CHECKPATCH_FLAGS, ...(opts.strict ? ['--strict'] : []), '-'];
-  const res = await run('perl', args, { cwd: treeRoot, input: patch, okCodes: [0, 1] });
-  return parseCheckpatch(res.stdout, patch);
+  const res = await run('perl', args, { cwd: treeRoot, input: patch, okCodes: [0, 1], env: await spdxPath(opts.env ?? process.env) });
+  const parsed = parseCheckpatch(res.stdout, patch);
+  const spdx = spdxFailure(res.stderr);
+  return spdx ? { ...parsed, notRun: [spdx] } : parsed;
+}
+
+/**
+ * checkpatch asks scripts/spdxcheck.py whether a new file's license is one of LICENSES/; when python3 cannot import
+ * its modules (ply, git) the script dies on stderr and checkpatch takes its silence for a yes. Why it did not run.
+ */
+export function spdxFailure(stderr: string): string | undefined {
+  if (!/spdxcheck\.py/.test(stderr)) return undefined;
+  const missing = [...stderr.matchAll(/No module named '([\w.]+)'/g)].map((m) => m[1]!);
+  const last = stderr.trim().split('\n').pop()!.trim();
+  return `SPDX license check (scripts/spdxcheck.py) did not run: ${missing.length ? `python3 has no module ${missing.join(', ')} (apt-get install python3-ply python3-git)` : last}`;
+}
+
+const SPDX_MODULES = 'import ply, git';
+let spdxEnv: Promise<Record<string, string> | undefined> | undefined;
+
+/**
+ * The PATH checkpatch runs with: the user's, unless its python3 (a pyenv or venv one, say) lacks what spdxcheck.py
+ * imports and Debian's /usr/bin/python3 has it; then a folder whose python3 is Debian's goes first.
+ */
+function spdxPath(env: NodeJS.ProcessEnv): Promise<Record<string, string> | undefined> {
+  return (spdxEnv ??= (async () => {
+    const imports = async (python: string) => (await runRaw(python, ['-c', SPDX_MODULES], { cwd: '/', env: { PATH: env.PATH } }).catch(() => undefined))?.code === 0;
+    if ((await imports('python3')) || !(await imports('/usr/bin/python3'))) return undefined;
+    const shim = path.join(cacheDir(env), 'python3-debian');
+    fs.mkdirSync(shim, { recursive: true });
+    if (!fs.existsSync(path.join(shim, 'python3'))) fs.symlinkSync('/usr/bin/python3', path.join(shim, 'python3'));
+    return { PATH: `${shim}:${env.PATH ?? ''}` };
+  })());
 }
 
 export function parseCheckpatch(output: string, patch: string): CheckpatchResult {

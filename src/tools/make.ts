@@ -19,12 +19,18 @@ export interface MakeOptions {
   /** ARCH and CROSS_COMPILE, for a build of another architecture than the host's. */
   arch?: string;
   crossCompile?: string;
+  /** clang and the LLVM tools (LLVM=1). */
+  llvm?: boolean;
+  /** Run sparse over each compiled file (C=1). */
+  sparse?: boolean;
 }
 
 function makeArgs(opts: MakeOptions, args: string[]): string[] {
   const argv = ['-C', opts.source, `O=${opts.buildDir}`, `-j${opts.jobs ?? os.cpus().length}`];
   if (opts.arch) argv.push(`ARCH=${opts.arch}`);
   if (opts.crossCompile) argv.push(`CROSS_COMPILE=${opts.crossCompile}`);
+  if (opts.llvm) argv.push('LLVM=1');
+  if (opts.sparse) argv.push('C=1');
   if (opts.cc) argv.push(`CC=${opts.cc}`, `HOSTCC=gcc`);
   return [...argv, ...args];
 }

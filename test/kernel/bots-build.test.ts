@@ -27,15 +27,17 @@ beforeAll(async () => {
 
 const COMMENT = (text: string) => `${text}\n/* Built by kseries' configuration test. */\n`;
 
-/** A commit on `base` that edits each file, made without touching the checkout. */
+/** A commit on `base` that edits (or adds) each file, made without touching the checkout. */
 function commitEdits(root: string, base: string, files: string[], edit: (text: string) => string = COMMENT): string {
   const index = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-kconfig-')), 'index');
   const env = { ...process.env, GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'K Tester', GIT_AUTHOR_EMAIL: 'k@tester.dev', GIT_COMMITTER_NAME: 'K Tester', GIT_COMMITTER_EMAIL: 'k@tester.dev' };
   const g = (args: string[], input?: string) => execFileSync('git', args, { cwd: root, env, encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 }).trim();
   g(['read-tree', base]);
   for (const f of files) {
-    const blob = g(['hash-object', '-w', '--stdin'], edit(execFileSync('git', ['show', `${base}:${f}`], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })));
-    g(['update-index', '--cacheinfo', `100644,${blob},${f}`]);
+    const exists = g(['ls-tree', base, '--', f]) !== '';
+    const text = exists ? execFileSync('git', ['show', `${base}:${f}`], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }) : '';
+    const blob = g(['hash-object', '-w', '--stdin'], edit(text));
+    g(['update-index', '--add', '--cacheinfo', `100644,${blob},${f}`]);
   }
   const commit = g(['commit-tree', g(['write-tree']), '-p', base, '-m', 'net: note where each driver is built\n\nSigned-off-by: K Tester <k@tester.dev>']);
   fs.rmSync(path.dirname(index), { recursive: true, force: true });
@@ -79,17 +81,59 @@ test("another architecture's files are built for it with its cross compiler; a d
   const [p1, p2] = report.patches;
   const cross = (a: string) => fs.existsSync(`/usr/bin/${a}-linux-gnu-gcc`);
   if (cross('riscv64')) {
-    expect(p1!.build).toMatchObject({ status: 'ok', objects: ['arch/riscv/kernel/setup.o'], notBuilt: [], builtOn: { 'arch/riscv/kernel/setup.o': expect.stringMatching(/^riscv defconfig, .*riscv64-linux-gnu-gcc$/) } });
+    expect(p1!.build).toMatchObject({ status: 'ok', objects: ['arch/riscv/kernel/setup.o'], notBuilt: [], builtOn: { 'arch/riscv/kernel/setup.o': [expect.stringMatching(/^riscv defconfig, .*riscv64-linux-gnu-gcc$/)] } });
   } else {
     expect(p1!.build.notBuilt).toEqual([{ object: 'arch/riscv/kernel/setup.o', reason: 'arch/riscv/kernel/setup is riscv code: no riscv cross compiler is installed (apt-get install gcc-riscv64-linux-gnu)' }]);
   }
   if (cross('aarch64')) {
     expect(p2!.build.status).toBe('failed');
     expect(p2!.build.errors[0]).toMatch(/^arch\/arm64\/kernel\/cpufeature\.c:\d+:\d+: error: expected expression before .;. token$/);
-    expect(p2!.build.builtOn).toEqual({ 'arch/arm64/kernel/cpufeature.o': expect.stringMatching(/^arm64 /), 'drivers/tty/serial/amba-pl011.o': expect.stringMatching(/^arm64 /) });
+    expect(p2!.build.builtOn).toEqual({ 'arch/arm64/kernel/cpufeature.o': [expect.stringMatching(/^arm64 /)], 'drivers/tty/serial/amba-pl011.o': [expect.stringMatching(/^arm64 /)] });
     expect(report.otherBuilds?.map((o) => o.config.base)).toEqual(expect.arrayContaining(['arm64 defconfig']));
   } else {
     expect(p2!.build.notBuilt.map((n) => n.object)).toEqual(['arch/arm64/kernel/cpufeature.o', 'drivers/tty/serial/amba-pl011.o']);
   }
   console.log(`riscv and arm64 builds: ${JSON.stringify([p1!.build.builtOn, p2!.build.builtOn])}`);
+});
+
+test('sparse and clang, as 0-day and NIPA run them: a global sparse flags and a self-assignment only clang warns of, each at its patch', async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const global = commitEdits(tree.root, base, ['lib/bcd.c'], (text) => text.replace('#include <linux/export.h>\n', '#include <linux/export.h>\n\nunsigned int bcd_conversions;\n'));
+  const self = commitEdits(tree.root, global, ['lib/bcd.c'], (text) => text.replace('\treturn (t << 4)', '\tval = val;\n\treturn (t << 4)'));
+  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${self}`, '--json']);
+  const report = JSON.parse(r.out) as CheckReport;
+  const [p1, p2] = report.patches;
+  const has = (p: string) => ['/usr/bin', '/usr/local/bin'].some((d) => fs.existsSync(path.join(d, p)));
+  const sparse = has('sparse');
+  const clang = has('clang') && has('ld.lld') && has('llvm-objcopy');
+  expect(report.compiler).toMatch(sparse ? / \+ sparse$/ : /gcc$/);
+  // sparse's warning is x86-64's own (its build runs C=1); clang's names its build, as the robot names a config.
+  expect(p1!.build.newWarnings).toEqual(sparse ? [expect.stringMatching(/^lib\/bcd\.c:\d+:\d+: warning: symbol 'bcd_conversions' was not declared\. Should it be static\?$/)] : []);
+  expect(p2!.build.newWarnings).toEqual(clang ? [expect.stringMatching(/^lib\/bcd\.c:\d+:\d+: warning: explicitly assigning value of variable of type 'unsigned int' to itself \[-Wself-assign\] \[x86_64 defconfig, (ccache )?clang( \+ sparse)?\]$/)] : []);
+  expect(p2!.build.builtOn?.['lib/bcd.o']).toEqual([expect.stringMatching(/^x86_64 defconfig, .*gcc/), ...(clang ? [expect.stringMatching(/^x86_64 defconfig, .*clang$/)] : [])]);
+  expect(report.buildsNotRun ?? []).toEqual([...(sparse ? [] : ['sparse: not installed (apt-get install sparse)']), ...(clang ? [] : [expect.stringMatching(/^clang: .* not installed \(apt-get install clang lld llvm\)$/)])]);
+  console.log(`sparse ${sparse ? 'ran' : 'absent'}, clang ${clang ? 'ran' : 'absent'}: ${JSON.stringify([p1!.build.newWarnings, p2!.build.newWarnings])}`);
+});
+
+test("checkpatch's SPDX check runs (a license LICENSES/ lacks is a finding), or the report says it did not", async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const added = commitEdits(tree.root, base, ['lib/kseries_spdx.c'], () => '// SPDX-License-Identifier: GPL-7.0-bogus\n/* A file under a license the kernel does not have. */\n');
+  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${added}`, '--no-build', '--json']);
+  const [p] = (JSON.parse(r.out) as CheckReport).patches;
+  const python = (py: string) => {
+    try {
+      execFileSync(py, ['-c', 'import ply, git'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const spdx = p!.checkpatch.findings.filter((f) => f.type === 'SPDX_LICENSE_TAG').map((f) => f.message);
+  if (python('python3') || python('/usr/bin/python3')) {
+    expect(spdx).toEqual(["'SPDX-License-Identifier: GPL-7.0-bogus' is not supported in LICENSES/..."]);
+    expect(p!.checkpatch.notRun).toBeUndefined();
+  } else {
+    expect(spdx).toEqual([]);
+    expect(p!.checkpatch.notRun).toEqual([expect.stringMatching(/^SPDX license check \(scripts\/spdxcheck\.py\) did not run: python3 has no module /)]);
+  }
 });

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { dropHeader, getHeader, joinMail, setHeaders, splitMail } from '../../src/mail/headers.js';
-import { parseCheckpatch, parseGetMaintainer, patchLineMap } from '../../src/tools/kernel-scripts.js';
+import { parseCheckpatch, parseGetMaintainer, patchLineMap, spdxFailure } from '../../src/tools/kernel-scripts.js';
 
 const MAIL = ['From abc Mon Sep 17 00:00:00 2001', 'From: A <a@x.org>', 'Subject: [PATCH] x: A long', ' folded subject', '', 'body', ''].join('\n');
 
@@ -77,4 +77,16 @@ test('checkpatch --terse --show-types findings are parsed with level, type, file
       { level: 'check', type: 'PARENTHESIS_ALIGNMENT', file: 'lib/a.c', line: 11, message: 'Alignment should match open parenthesis' },
     ],
   });
+});
+
+test("checkpatch's SPDX check that died for want of python3 modules is said, with the packages that bring them", () => {
+  const stderr = [
+    'Traceback (most recent call last):',
+    '  File "/src/linux/scripts/spdxcheck.py", line 6, in <module>',
+    '    from ply import lex, yacc',
+    "ModuleNotFoundError: No module named 'ply'",
+  ].join('\n');
+  expect(spdxFailure(stderr)).toBe("SPDX license check (scripts/spdxcheck.py) did not run: python3 has no module ply (apt-get install python3-ply python3-git)");
+  expect(spdxFailure('')).toBeUndefined();
+  expect(spdxFailure('Use of uninitialized value in concatenation at scripts/checkpatch.pl line 7')).toBeUndefined();
 });

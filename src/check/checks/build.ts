@@ -34,7 +34,8 @@ export const buildCheck: PatchCheck<'build'> = {
     if (b.note) out.push(`  note: ${b.note}`);
     if (b.errors.length) out.push('  build errors:', ...b.errors.map((e) => `    ${e}`));
     if (b.newWarnings.length) out.push('  All warnings (new ones prefixed by >>):', ...b.newWarnings.map((w) => `  >> ${w}`));
-    for (const [o, on] of Object.entries(b.builtOn ?? {})) out.push(`  built for another architecture: ${o}: ${on}`);
+    // Named where it is more than the one x86-64 build the report's last line names.
+    for (const [o, on] of Object.entries(b.builtOn ?? {})) if (on.length > 1 || !on[0]!.startsWith('x86_64 ')) out.push(`  built: ${o}: ${on.join('; ')}`);
     for (const n of b.notBuilt) out.push(`  not build-tested: ${n.object}: ${n.reason}`);
     return out;
   },

@@ -34,8 +34,12 @@ export const checkpatchCheck: PatchCheck<'checkpatch'> = {
     );
   },
   failed: (p) => p.checkpatch.errors > 0,
-  findings: (p) => p.checkpatch.errors + p.checkpatch.warnings + p.checkpatch.checks > 0,
-  details: (p) => p.checkpatch.findings.map((f) => `  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}${f.fromTree ? ` (from the tree, not the patch: ${f.fromTree})` : ''}`),
+  // A check of checkpatch's that could not run is said, not passed over.
+  findings: (p) => p.checkpatch.errors + p.checkpatch.warnings + p.checkpatch.checks > 0 || (p.checkpatch.notRun?.length ?? 0) > 0,
+  details: (p) => [
+    ...p.checkpatch.findings.map((f) => `  checkpatch ${f.level.toUpperCase()}:${f.type}: ${f.file ? `${f.file}:${f.line}: ` : ''}${f.message}${f.fromTree ? ` (from the tree, not the patch: ${f.fromTree})` : ''}`),
+    ...(p.checkpatch.notRun ?? []).map((n) => `  checkpatch: ${n}`),
+  ],
   headline(p) {
     const cp = p.checkpatch;
     return cp.errors + cp.warnings + cp.checks ? `checkpatch ${cp.errors}E ${cp.warnings}W ${cp.checks}C` : undefined;
