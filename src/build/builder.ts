@@ -173,6 +173,7 @@ export class KernelBuild {
   private async settle(symbols: string[], kconfigAt: string, disable: string[]): Promise<{ config: string; off: Map<string, string> }> {
     const configFile = path.join(this.buildDir, '.config');
     const askedFile = path.join(this.buildDir, '.kseries-asked');
+    fs.mkdirSync(this.buildDir, { recursive: true });
     const asked = [...new Set(symbols)].sort().join('\n');
     if (this.perRun && fs.existsSync(configFile) && (fs.existsSync(askedFile) ? fs.readFileSync(askedFile, 'utf8') : '') !== asked) {
       await this.plainConfig();

@@ -68,6 +68,11 @@ export function installedCross(env: NodeJS.ProcessEnv = process.env): string[] {
   return CROSS.filter((c) => onPath(`${c.prefix}gcc`, env)).map((c) => c.srcarch);
 }
 
+/** The folder of arch/ a target builds (x86 for x86_64 and i386). */
+export function srcarchOf(t: Target): string {
+  return t.arch === 'x86_64' || t.arch === 'i386' ? 'x86' : (CROSS.find((c) => c.arch === t.arch)?.srcarch ?? t.arch);
+}
+
 export function isHost(t: Target): boolean {
   return t.arch === HOST.arch && !t.prefix && !t.llvm;
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { KernelBuild, type BuildOptions, type CompileResult } from '../build/builder.js';
 import { kconfigIndexAt } from '../build/kconfig.js';
 import { buildWays } from '../build/kbuild.js';
-import { archOfPath, clangMissing, CLANG, crossPackage, HOST, I386, installedCross, targetFor, targetNamed, type Target } from '../build/targets.js';
+import { archOfPath, clangMissing, CLANG, crossPackage, HOST, I386, installedCross, srcarchOf, targetFor, targetNamed, type Target } from '../build/targets.js';
 import type { ConfigAsBuilt } from '../build/config-line.js';
 import { newWarnings, warningKey, type CompilerMessage } from '../build/kbuild.js';
 import { codeDigest, keptResult } from '../kept.js';
@@ -22,6 +22,9 @@ import type { Commit } from './commits.js';
 import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import type { BuildReport } from './report.js';
+
+/** The compilers of a check that names none: gcc, and clang as NIPA and 0-day add it (where installed). */
+export const DEFAULT_COMPILERS = ['gcc', 'clang'];
 
 /** Dependents of a changed header built by default. */
 export const HEADER_SAMPLE = 3;
@@ -183,7 +186,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   // The bots' other builds of what is built: an object one of them cannot configure is left to the others.
   const built = [...placed].filter(([, p]) => !p.reason).map(([o]) => o);
   const extra: { target: Target; list: string[] }[] = [];
-  if (opts.compilers?.includes('clang')) {
+  if ((opts.compilers ?? DEFAULT_COMPILERS).includes('clang')) {
     const why = clangMissing(opts.env);
     if (why) missing.push(why);
     else extra.push({ target: CLANG, list: built.filter((o) => placed.get(o)!.build === host) });
@@ -192,7 +195,8 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   for (const name of arches) {
     const target = targetNamed(name, opts.env);
     if ('missing' in target) missing.push(`${name}: ${target.missing}`);
-    else extra.push({ target, list: built.filter((o) => !archOfPath(o) && placed.get(o)!.build.target.arch !== target.arch) });
+    // Generic files, and the files of its own arch/ folder (i386 builds arch/x86/ too), where their own build is another.
+    else extra.push({ target, list: built.filter((o) => (archOfPath(o) ?? srcarchOf(target)) === srcarchOf(target) && placed.get(o)!.build.target.arch !== target.arch) });
   }
   for (const { target, list } of extra) {
     if (!list.length) continue;

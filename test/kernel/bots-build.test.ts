@@ -137,3 +137,26 @@ test("checkpatch's SPDX check runs (a license LICENSES/ lacks is a finding), or 
     expect(p!.checkpatch.notRun).toEqual([expect.stringMatching(/^SPDX license check \(scripts\/spdxcheck\.py\) did not run: python3 has no module /)]);
   }
 });
+
+test('review of a received arm64 patch builds it for arm64, in the sandbox', async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const arm64 = commitEdits(tree.root, base, ['arch/arm64/kernel/cpufeature.c']);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-review-arm64-'));
+  try {
+    const mbox = path.join(dir, 'arm64.mbox');
+    fs.writeFileSync(mbox, execFileSync('git', ['format-patch', '--stdout', `--base=${base}`, '-1', arm64], { cwd: tree.root, encoding: 'utf8' }));
+    const r = await cli(['--tree', tree.root, 'review', mbox, '--out', dir, '--json']);
+    expect(r.err).toBe('');
+    const report = JSON.parse(r.out) as { sandbox: string; patches: CheckReport['patches'] };
+    const [p] = report.patches;
+    if (fs.existsSync('/usr/bin/aarch64-linux-gnu-gcc')) {
+      expect(p!.build).toMatchObject({ status: 'ok', objects: ['arch/arm64/kernel/cpufeature.o'], notBuilt: [] });
+      expect(p!.build.builtOn).toEqual({ 'arch/arm64/kernel/cpufeature.o': [expect.stringMatching(/^arm64 defconfig, .*aarch64-linux-gnu-gcc$/)] });
+    } else {
+      expect(p!.build.notBuilt.map((n) => n.reason)).toEqual([expect.stringContaining('apt-get install gcc-aarch64-linux-gnu')]);
+    }
+    console.log(`review of an arm64 patch: ${report.sandbox}; ${JSON.stringify(p!.build.builtOn ?? p!.build.notBuilt)}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
