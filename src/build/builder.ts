@@ -120,6 +120,8 @@ export class KernelBuild {
    * Undefined when no Makefile line names the object. Makes the .config first when there is none.
    */
   async symbolsFor(object: string, read: ReadText): Promise<string[] | undefined> {
+    // A device tree blob named as a make target is built whatever the .config says of its board.
+    if (object.endsWith('.dtb')) return [];
     const source = object.replace(/\.o$/, '.c');
     const config = setSymbols(await this.baseConfig());
     // What the object needs beyond the plain base is what kseries switches for it, whether or not an earlier run of
@@ -314,11 +316,11 @@ export class KernelBuild {
    */
   async compileMany(objects: string[]): Promise<CompileResult[]> {
     if (objects.length <= 1) return Promise.all(objects.map((o) => this.compile(o)));
-    const res = await runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...objects]);
+    const res = await runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...objects.map(makeTarget)]);
     const byObject = new Map<string, string[]>(objects.map((o) => [o, []]));
     let current: string[] | undefined;
     for (const line of res.output.split('\n')) {
-      const cc = /^\s+(?:CC|AS)(?: \[M\])?\s+(\S+\.o)$/.exec(line);
+      const cc = /^\s+(?:CC|AS|DTC)(?: \[M\])?\s+(\S+\.(?:o|dtb))$/.exec(line);
       if (cc) current = byObject.get(cc[1]!);
       else current?.push(line);
     }
@@ -348,9 +350,18 @@ export class KernelBuild {
     return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
   }
 
+  /**
+   * Remove these objects' outputs, so the next compile makes them and prints their warnings again: one up to date
+   * from an earlier run would print nothing, and its old warnings would read as new after the patch. From ccache,
+   * which replays what the compiler printed, that costs little.
+   */
+  forget(objects: string[]): void {
+    for (const o of objects) fs.rmSync(path.join(this.buildDir, o), { force: true });
+  }
+
   /** Compile one object with W=1; the messages of that compile. */
   async compile(object: string): Promise<CompileResult> {
-    const res = await runMake(this.compiling, ['W=1', object]);
+    const res = await runMake(this.compiling, ['W=1', makeTarget(object)]);
     const messages = parseCompilerOutput(`${res.stdout}\n${res.stderr}`, this.source);
     return { object, ok: res.code === 0, messages };
   }
@@ -447,6 +458,11 @@ export class KernelBuild {
     if (selectors.length) return `CONFIG_${symbol} has no prompt and is set by a select of ${selectors.slice(0, 3).map((x) => `CONFIG_${x}`).join(', ')}${selectors.length > 3 ? ', ...' : ''}, none of which could be enabled (${found.file})`;
     return `CONFIG_${symbol} could not be enabled (${found.file}: set by a choice, or its default)`;
   }
+}
+
+/** The make target of an object: its path, but a device tree blob's is below its architecture's dts folder. */
+function makeTarget(object: string): string {
+  return object.endsWith('.dtb') ? object.replace(/^arch\/[^/]+\/boot\/dts\//, '') : object;
 }
 
 /**

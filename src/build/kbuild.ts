@@ -428,7 +428,7 @@ export interface CompilerMessage {
   text: string;
 }
 
-/** gcc's `file:line:col: warning|error: message [-Wflag]` lines; `sourceRoot` is stripped from paths. */
+/** gcc's `file:line:col: warning|error: message [-Wflag]` lines, and dtc's; `sourceRoot` is stripped from paths. */
 export function parseCompilerOutput(output: string, sourceRoot: string): CompilerMessage[] {
   const prefix = sourceRoot.endsWith('/') ? sourceRoot : `${sourceRoot}/`;
   const out: CompilerMessage[] = [];
@@ -436,6 +436,9 @@ export function parseCompilerOutput(output: string, sourceRoot: string): Compile
     const line = raw.split(prefix).join('');
     // kernel-doc, which W=1 runs on each object's source, prints no column: "phylink.c:1586: warning: Excess ...".
     const m = /^([^\s:][^:]*):(\d+):(?:(\d+):)? (warning|error): (.*?)(?: \[(-W[^\]]+)\])?$/.exec(line);
+    // dtc: "imx8mq.dtsi:1284.13-1292.8: Warning (graph_child_address): /soc@0/...: message" (its check as the flag).
+    const d = m ? undefined : /^([^\s:][^:]*\.dtsi?):(\d+)\.(\d+)(?:-[\d.]+)?: (Warning|ERROR) \(([\w-]+)\): (.*)$/.exec(line);
+    if (d) out.push({ level: d[4] === 'ERROR' ? 'error' : 'warning', file: d[1]!, line: Number(d[2]), column: Number(d[3]), message: d[6]!, flag: d[5], text: line });
     if (!m) continue;
     out.push({ level: m[4] as 'warning' | 'error', file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : 0, message: m[5]!, flag: m[6], text: line });
   }

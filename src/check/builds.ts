@@ -256,6 +256,7 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const last = new Map<string, CompilerMessage[]>();
   const atBase = [];
   for (const o of objects) if (!reasonFor(o) && (await exists(tree, base, o))) atBase.push(o);
+  for (const b of new Set(atBase.flatMap(buildsOf))) b.forget(atBase.filter((o) => buildsOf(o).includes(b)));
   for (const r of await compile(atBase)) {
     last.set(lastKey(r), r.messages);
     if (r.ok && r.build === build && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
@@ -303,6 +304,9 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
       if (before && after) (report.sizes ??= []).push({ object: o, before, after });
       code.set(o, compiled);
     }
+    // A header's or a .dtsi's warning, printed for each object that includes it, is one finding.
+    report.newWarnings = [...new Set(report.newWarnings)];
+    report.errors = [...new Set(report.errors)];
     if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
     if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
     step(i + 1, 'build', 'done', report.status);
@@ -323,6 +327,13 @@ async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: Kern
   for (const { status, file } of c.files) {
     if (status.startsWith('D')) continue;
     if (/\.[cS]$/.test(file)) objects.add(file.replace(/\.[cS]$/, '.o'));
+    if (file.endsWith('.dts')) objects.add(file.replace(/\.dts$/, '.dtb'));
+    if (file.endsWith('.dtsi')) {
+      const boards = await dtsIncluders(tree, c.sha, file);
+      const chosen = full ? boards : boards.slice(0, HEADER_SAMPLE);
+      chosen.forEach((d) => objects.add(d));
+      if (chosen.length < boards.length) notes.push(`${file}: built ${chosen.length} of ${boards.length} device trees that include it (--full builds all)`);
+    }
     if (file.endsWith('.h')) {
       const dependents = [...new Set([...build.objectsDependingOn(file), ...(await headerIncluders(tree, c.sha, file))])];
       const chosen = full ? dependents : await sampleOf(dependents, build, (f) => readAtCommit(tree.root, c.sha, f));
@@ -362,8 +373,32 @@ async function headerIncluders(tree: KernelTree, commit: string, header: string)
 }
 
 async function exists(tree: KernelTree, commit: string, object: string): Promise<boolean> {
-  const base = object.replace(/\.o$/, '');
-  return (await readAtCommit(tree.root, commit, `${base}.c`)) !== undefined || (await readAtCommit(tree.root, commit, `${base}.S`)) !== undefined;
+  const base = object.replace(/\.(o|dtb)$/, '');
+  const sources = object.endsWith('.dtb') ? ['.dts'] : ['.c', '.S'];
+  for (const x of sources) if ((await readAtCommit(tree.root, commit, `${base}${x}`)) !== undefined) return true;
+  return false;
+}
+
+/**
+ * The device trees (.dtb) of the boards whose .dts includes a .dtsi, directly or through another .dtsi, in its
+ * architecture's dts folder (`#include "imx8mq.dtsi"`, `/include/ "../x.dtsi"`), sorted.
+ */
+async function dtsIncluders(tree: KernelTree, commit: string, dtsi: string): Promise<string[]> {
+  const root = /^arch\/[^/]+\/boot\/dts\//.exec(dtsi)?.[0];
+  if (!root) return [];
+  const boards = new Set<string>();
+  let wanted = [dtsi];
+  const seen = new Set(wanted);
+  for (let depth = 0; depth < 3 && wanted.length; depth++) {
+    // The name whole: after the opening quote or a folder's slash (imx8mq.dtsi, not fsl-imx8mq.dtsi).
+    const args = wanted.flatMap((w) => ['-e', `["/]${path.posix.basename(w).replace(/[.+^$()[\]{}|\\*?]/g, '\\$&')}"`]);
+    const out = await gitRaw(tree.root, ['grep', '-l', '-E', ...args, commit, '--', `${root}*.dts`, `${root}*.dtsi`]).catch(() => '');
+    const files = out.split('\n').filter(Boolean).map((l) => l.slice(commit.length + 1));
+    for (const f of files) if (f.endsWith('.dts')) boards.add(f.replace(/\.dts$/, '.dtb'));
+    wanted = files.filter((f) => f.endsWith('.dtsi') && !seen.has(f));
+    wanted.forEach((f) => seen.add(f));
+  }
+  return [...boards].sort();
 }
 
 export function skipped(note: string): BuildReport {

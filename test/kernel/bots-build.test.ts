@@ -160,3 +160,21 @@ test('review of a received arm64 patch builds it for arm64, in the sandbox', asy
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a .dtsi change builds the device trees of boards that include it, for their architecture, with dtc\'s new warnings', async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const dtsi = 'arch/arm64/boot/dts/freescale/imx8mq.dtsi';
+  const node = commitEdits(tree.root, base, [dtsi], (text) => `${text}\n/ {\n\tkseries {\n\t\treg = <0x0 0x1 0x0 0x1>;\n\t};\n};\n`);
+  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${node}`, '--json']);
+  const [p] = (JSON.parse(r.out) as CheckReport).patches;
+  if (!fs.existsSync('/usr/bin/aarch64-linux-gnu-gcc')) {
+    expect(p!.build.notBuilt.length).toBe(3);
+    return;
+  }
+  expect(p!.build.status).toBe('ok');
+  expect(p!.build.objects).toHaveLength(3);
+  for (const o of p!.build.objects) expect(o).toMatch(/^arch\/arm64\/boot\/dts\/freescale\/imx8mq-.*\.dtb$/);
+  expect(p!.build.note).toMatch(/^arch\/arm64\/boot\/dts\/freescale\/imx8mq\.dtsi: built 3 of \d+ device trees that include it \(--full builds all\)$/);
+  expect(p!.build.newWarnings).toEqual([expect.stringMatching(/^arch\/arm64\/boot\/dts\/freescale\/imx8mq\.dtsi:\d+\.\d+-\d+\.\d+: Warning \(unit_address_vs_reg\): \/kseries: node has a reg or ranges property, but no unit name$/)]);
+  console.log(`dtsi: ${p!.build.note}; ${JSON.stringify(p!.build.builtOn)}; ${p!.build.newWarnings}`);
+});

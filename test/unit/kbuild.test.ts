@@ -172,6 +172,10 @@ test('compiler lines are parsed, paths made relative to the tree', () => {
   // kernel-doc, run by W=1, prints no column.
   const doc = parseCompilerOutput(`${SRC}/drivers/net/phy/phylink.c:1586: warning: Excess function parameter 'nonexistent' description in 'phylink_create'`, SRC);
   expect(doc).toEqual([{ level: 'warning', file: 'drivers/net/phy/phylink.c', line: 1586, column: 0, message: "Excess function parameter 'nonexistent' description in 'phylink_create'", flag: undefined, text: "drivers/net/phy/phylink.c:1586: warning: Excess function parameter 'nonexistent' description in 'phylink_create'" }]);
+  // dtc, for a device tree: line.column-line.column, its check in parentheses.
+  const dtc = parseCompilerOutput(`${SRC}/arch/arm64/boot/dts/freescale/imx8mq.dtsi:1284.13-1292.8: Warning (graph_child_address): /soc@0/dsi@30a00000/ports/port@0: graph node has single child node 'endpoint@0'`, SRC);
+  expect(dtc).toEqual([{ level: 'warning', file: 'arch/arm64/boot/dts/freescale/imx8mq.dtsi', line: 1284, column: 13, message: "/soc@0/dsi@30a00000/ports/port@0: graph node has single child node 'endpoint@0'", flag: 'graph_child_address', text: expect.stringMatching(/^arch\/arm64\/boot\/dts\/freescale\/imx8mq\.dtsi:1284\.13-1292\.8: Warning/) }]);
+  expect(parseCompilerOutput(`${SRC}/arch/arm/boot/dts/x.dts:7.1-3: ERROR (duplicate_label): /a: Duplicate label 'l'`, SRC)[0]).toMatchObject({ level: 'error', flag: 'duplicate_label', line: 7 });
 });
 
 test('new warnings are matched by file, message and flag, not by line', () => {
