@@ -40,6 +40,7 @@ const OPTIONAL: [program: string, pkg: string, why: string][] = [
   ['aarch64-linux-gnu-gcc', 'gcc-aarch64-linux-gnu', 'check: arm64 code, and drivers only ARM machines build'],
   ['arm-linux-gnueabihf-gcc', 'gcc-arm-linux-gnueabihf', 'check: 32-bit arm code'],
   ['riscv64-linux-gnu-gcc', 'gcc-riscv64-linux-gnu', 'check: riscv code'],
+  ['powerpc64-linux-gnu-gcc', 'gcc-powerpc64-linux-gnu', 'check: powerpc code, and drivers only powerpc machines build (PS3)'],
   ['clang', 'clang', 'check: the second compiler NIPA and 0-day build x86-64 with (--compilers)'],
   ['ld.lld', 'lld', 'check: clang builds link with it (LLVM=1)'],
   ['llvm-objcopy', 'llvm', 'check: clang builds use the LLVM binutils (LLVM=1)'],

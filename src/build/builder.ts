@@ -48,6 +48,8 @@ export interface BuildOptions {
   compilers?: string[];
   /** The machines each object outside arch/ of a range is built for besides its own (check --arches). */
   arches?: string[];
+  /** x86-64 with gcc alone, as kseries built before the bots' matrix (the bench's baseline): no other build. */
+  hostOnly?: boolean;
 }
 
 export interface CompileResult {

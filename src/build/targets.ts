@@ -31,7 +31,7 @@ const CROSS: Cross[] = [
   { srcarch: 'arm64', arch: 'arm64', prefix: 'aarch64-linux-gnu-', package: 'gcc-aarch64-linux-gnu' },
   { srcarch: 'arm', arch: 'arm', prefix: 'arm-linux-gnueabihf-', package: 'gcc-arm-linux-gnueabihf' },
   { srcarch: 'riscv', arch: 'riscv', prefix: 'riscv64-linux-gnu-', package: 'gcc-riscv64-linux-gnu' },
-  { srcarch: 'powerpc', arch: 'powerpc', prefix: 'powerpc64le-linux-gnu-', package: 'gcc-powerpc64le-linux-gnu' },
+  { srcarch: 'powerpc', arch: 'powerpc', prefix: 'powerpc64-linux-gnu-', package: 'gcc-powerpc64-linux-gnu' },
   { srcarch: 's390', arch: 's390', prefix: 's390x-linux-gnu-', package: 'gcc-s390x-linux-gnu' },
   { srcarch: 'mips', arch: 'mips', prefix: 'mips-linux-gnu-', package: 'gcc-mips-linux-gnu' },
   { srcarch: 'sparc', arch: 'sparc64', prefix: 'sparc64-linux-gnu-', package: 'gcc-sparc64-linux-gnu' },

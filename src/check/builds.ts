@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KernelBuild, type BuildOptions, type CompileResult } from '../build/builder.js';
+import { KernelBuild, type BuildOptions } from '../build/builder.js';
 import { kconfigIndexAt } from '../build/kconfig.js';
 import { buildWays } from '../build/kbuild.js';
 import { archOfPath, clangMissing, CLANG, crossPackage, HOST, I386, installedCross, srcarchOf, targetFor, targetNamed, type Target } from '../build/targets.js';
@@ -154,12 +154,16 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   const hostLeft = await place(host, byArch.get('x86') ?? []);
   for (const [a, list] of byArch) {
     if (a === 'x86') continue;
-    const target = targetFor(a, opts.env);
+    const target = opts.hostOnly ? { missing: 'only x86-64 was asked for' } : targetFor(a, opts.env);
     if ('missing' in target) {
       for (const o of list) placed.set(o, { build: host, also: [], notOn: [], reason: `${o.replace(/\.o$/, '')} is ${a} code: ${target.missing}` });
       continue;
     }
     for (const [o, why] of await place(buildFor(target), list)) placed.set(o, { build: host, also: [], notOn: [], reason: `${target.arch}: ${why}` });
+  }
+  if (opts.hostOnly) {
+    for (const [o, why] of hostLeft) placed.set(o, { build: host, also: [], notOn: [], reason: why });
+    return { placed, missing };
   }
   if (hostLeft.size) {
     // What x86-64 cannot build: a 32-bit kernel, or a machine its dependencies name.
@@ -241,12 +245,15 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const objectFile = (o: string) => path.join(build.buildDir, o);
   const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
   const buildsOf = (o: string) => [placed.get(o)!.build, ...placed.get(o)!.also];
-  /** Each build's objects of `list`, compiled in one make per build, one build after the other. */
+  /**
+   * Each build's objects of `list`, in one make per build, the builds side by side (a make of a few objects spends
+   * most of its time in Kbuild's own steps, which overlap well); the results with each object's own build first, so
+   * the bots' other builds add only what it did not already say.
+   */
   const compile = async (list: string[]) => {
-    const results: (CompileResult & { build: KernelBuild })[] = [];
-    // Each object's own build first, so the bots' other builds add only what it did not already say.
-    for (const b of new Set([...list.map((o) => placed.get(o)!.build), ...list.flatMap(buildsOf)])) results.push(...(await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b })));
-    return results;
+    const builds = [...new Set([...list.map((o) => placed.get(o)!.build), ...list.flatMap(buildsOf)])];
+    const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b }))));
+    return made.flat();
   };
   const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;
   /** A message of a build besides the object's own names that build, as the robot's reports name the config. */

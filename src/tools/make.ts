@@ -44,16 +44,37 @@ function command(opts: MakeOptions, args: string[]): { program: string; args: st
   return { ...s, env: { ...opts.env, TMPDIR: tmp, CCACHE_READONLY: '1', CCACHE_TEMPDIR: tmp } };
 }
 
+/** A make as kseries ran it: program, arguments, folder and environment. */
+export interface MakeCall {
+  program: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+}
+
+let recorder: ((call: MakeCall) => void) | undefined;
+
+/** Be told of every make kseries starts from now on (undefined: no more); the bench runs the same commands bare. */
+export function recordMakes(fn: ((call: MakeCall) => void) | undefined): void {
+  recorder = fn;
+}
+
+function started(opts: MakeOptions, args: string[]): MakeCall {
+  const c = { ...command(opts, args), cwd: opts.source };
+  recorder?.(c);
+  return c;
+}
+
 /** `make O=<buildDir> [-jN] [CC=...] args...` in the source; the exit code is returned, not thrown. */
 export function runMake(opts: MakeOptions, args: string[]): Promise<RunResult> {
-  const c = command(opts, args);
-  return runRaw(c.program, c.args, { cwd: opts.source, env: c.env });
+  const c = started(opts, args);
+  return runRaw(c.program, c.args, { cwd: c.cwd, env: c.env });
 }
 
 /** Like runMake, with stdout and stderr in one stream in the order they were written. */
 export function runMakeMerged(opts: MakeOptions, args: string[]): Promise<{ code: number; output: string }> {
-  const c = command(opts, args);
-  return runMerged(c.program, c.args, { cwd: opts.source, env: c.env });
+  const c = started(opts, args);
+  return runMerged(c.program, c.args, { cwd: c.cwd, env: c.env });
 }
 
 /** The tree's scripts/config, to switch options in a .config file. */

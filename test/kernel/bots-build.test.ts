@@ -178,3 +178,13 @@ test('a .dtsi change builds the device trees of boards that include it, for thei
   expect(p!.build.newWarnings).toEqual([expect.stringMatching(/^arch\/arm64\/boot\/dts\/freescale\/imx8mq\.dtsi:\d+\.\d+-\d+\.\d+: Warning \(unit_address_vs_reg\): \/kseries: node has a reg or ranges property, but no unit name$/)]);
   console.log(`dtsi: ${p!.build.note}; ${JSON.stringify(p!.build.builtOn)}; ${p!.build.newWarnings}`);
 });
+
+test('what only a 32-bit kernel builds goes to i386: ftgmac100 (!64BIT), lance (ISA)', async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const files = ['drivers/net/ethernet/amd/lance.c', 'drivers/net/ethernet/faraday/ftgmac100.c'];
+  const tip = commitEdits(tree.root, base, files);
+  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${tip}`, '--compilers', 'gcc', '--json']);
+  const [p] = (JSON.parse(r.out) as CheckReport).patches;
+  expect(p!.build).toMatchObject({ status: 'ok', notBuilt: [], objects: files.map((f) => f.replace(/\.c$/, '.o')) });
+  for (const f of files) expect(p!.build.builtOn![f.replace(/\.c$/, '.o')]).toEqual([expect.stringMatching(/^i386 defconfig, (ccache )?gcc$/)]);
+});

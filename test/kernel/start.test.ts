@@ -92,6 +92,13 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
   expect(kr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 7 }, series: { status: 'passed', passed: 15 } });
   expect(kr.kunit!.added).toEqual(['moved', 'regs', 'aggregated', 'disable', 'ip', 'not_moved', 'not_asked', 'refused'].map((c) => `kprobes_test.test_kprobe_post_${c}`));
   expect(kr.kunit!.series.settings?.map((x) => x.name)).toContain('CONFIG_OPTPROBES');
+  // The generic patch is built as the bots build kprobes.c: x86-64 with gcc and clang, and the recipe's arches (i386,
+  // arm64, riscv) where a compiler for them is installed; the x86 patches on i386 as well.
+  const machines = (p: number, o: string) => (kr.patches[p]!.build.builtOn?.[o] ?? []).filter((b) => !b.includes(': not built')).map((b) => `${b.split(' ')[0]}${/clang/.test(b) ? '-clang' : ''}`);
+  const cross = (a: string) => fs.existsSync(`/usr/bin/${a}-linux-gnu-gcc`);
+  expect(machines(2, 'kernel/kprobes.o')).toEqual(expect.arrayContaining(['x86_64', 'i386', ...(cross('aarch64') ? ['arm64'] : []), ...(cross('riscv64') ? ['riscv'] : [])]));
+  expect(machines(0, 'arch/x86/kernel/kprobes/opt.o')).toEqual(expect.arrayContaining(['x86_64', 'i386']));
+  console.log(`kprobe-post's generic patch built on: ${machines(2, 'kernel/kprobes.o').join(', ')}`);
   expect(['kvm', 'tcg']).toContain(kr.kunit!.accel);
   console.log(`KUnit ran under ${kr.kunit!.accel}: ${kr.kunit!.accelWhy}`);
   const census = kr.kunit!.census!;

@@ -64,7 +64,7 @@ export const buildCheck: PatchCheck<'build'> = {
     if (!built) return undefined;
     const warnings = r.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
     const others = (r.otherBuilds ?? []).map((o) => `, ${configLine(o.config)} with ${o.compiler}`).join('');
-    return `${built} of ${r.patches.length} patches built one by one (${r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`}${others}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}`;
+    return `${built} of ${r.patches.length} patches built one by one (${r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`} with ${r.compiler}${others}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}`;
   },
 };
 
