@@ -78,9 +78,13 @@ async function hasSendEmail(): Promise<boolean> {
   return !!res && res.code === 0 && fs.existsSync(path.join(res.stdout.trim(), 'git-send-email'));
 }
 
-export async function hasPythonModule(module: string): Promise<boolean> {
-  const res = await runRaw('python3', ['-c', `import ${module}`], { cwd: '/' }).catch(() => undefined);
-  return !!res && res.code === 0;
+/** Whether a python3 checkpatch would run scripts/spdxcheck.py with (PATH's, else Debian's) imports `module`. */
+async function hasPythonModule(module: string): Promise<boolean> {
+  for (const python of ['python3', '/usr/bin/python3']) {
+    const res = await runRaw(python, ['-c', `import ${module}`], { cwd: '/' }).catch(() => undefined);
+    if (res?.code === 0) return true;
+  }
+  return false;
 }
 
 async function hasPerlModule(module: string): Promise<boolean> {

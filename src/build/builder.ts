@@ -83,7 +83,8 @@ export class KernelBuild {
     const env = opts.env ?? process.env;
     // The sandbox has no network: no distcc there, and the report says so.
     retireDependCache(env);
-    const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && (opts.distcc || !!env.DISTCC_HOSTS), depend: true }, env);
+    // distcc hosts are asked for what they surely have, x86-64 gcc: clang and cross builds compile here.
+    const compiler = compilerPath({ ccache: onPath('ccache', env), distcc: !opts.sandbox && isHost(target) && (opts.distcc || !!env.DISTCC_HOSTS), depend: true }, env);
     // A cross build's gcc is the cross compiler (`ccache aarch64-linux-gnu-gcc`); make finds a plain one itself.
     // A clang build's is clang (`ccache clang`, with LLVM=1 for the rest of the tools).
     const cross = (word: string) => (target.llvm ? word.replace(/\bgcc$/, 'clang') : target.prefix ? word.replace(/\bgcc$/, `${target.prefix}gcc`) : word);
@@ -299,6 +300,11 @@ export class KernelBuild {
       }
     }
     return fs.readFileSync(kept, 'utf8');
+  }
+
+  /** Every symbol this run asked configure() to switch on, with the dependencies it found they need. */
+  get switchedOn(): string[] {
+    return this.requested();
   }
 
   private requested(): string[] {

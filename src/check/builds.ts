@@ -126,10 +126,10 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     byArch.set(a, [...(byArch.get(a) ?? []), o]);
   }
   /** Configure `build` for `list`; the objects it builds, and those left off, with why. */
-  const configureFor = async (build: KernelBuild, list: string[]): Promise<{ on: string[]; left: Map<string, string> }> => {
+  const configureFor = async (build: KernelBuild, list: string[], known: string[] = []): Promise<{ on: string[]; left: Map<string, string> }> => {
     const symbols = new Map<string, string[] | undefined>();
     for (const o of list) symbols.set(o, await build.symbolsFor(o, read));
-    const off = await build.configure([...new Set([...symbols.values()].flatMap((s) => s ?? []))], opts.tip);
+    const off = await build.configure([...new Set([...known, ...[...symbols.values()].flatMap((s) => s ?? [])])], opts.tip);
     const left = new Map<string, string>();
     for (const o of list) {
       const reason = (symbols.get(o) ?? []).map((x) => off.get(x)).find((r) => r !== undefined);
@@ -205,7 +205,8 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   for (const { target, list } of extra) {
     if (!list.length) continue;
     const b = buildFor(target);
-    const { on, left } = await configureFor(b, list);
+    // clang builds what x86-64 gcc built: the symbols gcc's configuration found, dependencies and all, in one round.
+    const { on, left } = await configureFor(b, list, target.arch === HOST.arch ? host.switchedOn : []);
     for (const o of on) placed.get(o)!.also.push(b);
     for (const [o, why] of left) placed.get(o)!.notOn.push(`${b.baseName}, ${b.compiler}: not built: ${why}`);
   }

@@ -185,6 +185,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .example('$0 check --range v6.12.117..my-branch --kunit lib/kunit/.kunitconfig', '')
         .example('$0 check static-key-cgroup_memory_nobpf', '')
         .example('$0 check --range v6.12.117..my-branch --strict', '')
+        .example('$0 check --range v6.12.117..my-branch --arches i386,arm64 --compilers gcc', 'generic files on i386 and arm64 too, without clang')
         .check(checks.rangeAlone),
       run(async (g, a) =>
         (await import('../commands/check.js')).check(io, g, {
