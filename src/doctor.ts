@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gitRunRaw } from './tools/git.js';
+import { spdxCanImport } from './tools/kernel-scripts.js';
 import { run, runRaw } from './tools/run.js';
 import { onPath } from './tools/which.js';
 import { busyboxPath, isStaticElf } from './boot/initramfs.js';
@@ -69,22 +70,13 @@ export async function checkRequirements(env: NodeJS.ProcessEnv = process.env): P
   for (const [file, pkg, why] of HEADERS) reqs.push({ what: `${path.basename(file)} (${why})`, package: pkg, present: fs.existsSync(file) });
   reqs.push({ what: `a static busybox at ${busyboxPath(env)} (the initramfs of measure and boot checks)`, package: 'busybox-static', present: isStaticElf(busyboxPath(env)) });
   for (const [program, pkg, why] of OPTIONAL) reqs.push({ what: `${program} (${why})`, package: pkg, present: onPath(program, env), optional: true });
-  for (const [module, pkg] of PYTHON_MODULES) reqs.push({ what: `python3 module ${module} (checkpatch's SPDX license check, scripts/spdxcheck.py)`, package: pkg, present: await hasPythonModule(module), optional: true });
+  for (const [module, pkg] of PYTHON_MODULES) reqs.push({ what: `python3 module ${module} (checkpatch's SPDX license check, scripts/spdxcheck.py)`, package: pkg, present: await spdxCanImport([module], env), optional: true });
   return reqs;
 }
 
 async function hasSendEmail(): Promise<boolean> {
   const res = await gitRunRaw('/', ['--exec-path']).catch(() => undefined);
   return !!res && res.code === 0 && fs.existsSync(path.join(res.stdout.trim(), 'git-send-email'));
-}
-
-/** Whether a python3 checkpatch would run scripts/spdxcheck.py with (PATH's, else Debian's) imports `module`. */
-async function hasPythonModule(module: string): Promise<boolean> {
-  for (const python of ['python3', '/usr/bin/python3']) {
-    const res = await runRaw(python, ['-c', `import ${module}`], { cwd: '/' }).catch(() => undefined);
-    if (res?.code === 0) return true;
-  }
-  return false;
 }
 
 async function hasPerlModule(module: string): Promise<boolean> {

@@ -15,6 +15,9 @@ export interface Target {
 
 export const HOST: Target = { arch: 'x86_64' };
 export const I386: Target = { arch: 'i386' };
+/** The compilers of a check that names none: gcc, and clang as NIPA and 0-day add it (where installed). */
+export const DEFAULT_COMPILERS = ['gcc', 'clang'];
+
 /** x86-64 with clang, the second compiler NIPA and 0-day build with. */
 export const CLANG: Target = { arch: 'x86_64', llvm: true };
 

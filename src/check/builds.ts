@@ -7,7 +7,7 @@ import path from 'node:path';
 import { KernelBuild, type BuildOptions } from '../build/builder.js';
 import { kconfigIndexAt } from '../build/kconfig.js';
 import { buildWays } from '../build/kbuild.js';
-import { archOfPath, clangMissing, CLANG, crossPackage, HOST, I386, installedCross, srcarchOf, targetFor, targetNamed, type Target } from '../build/targets.js';
+import { archOfPath, clangMissing, CLANG, crossPackage, DEFAULT_COMPILERS, HOST, I386, installedCross, srcarchOf, targetFor, targetNamed, type Target } from '../build/targets.js';
 import type { ConfigAsBuilt } from '../build/config-line.js';
 import { newWarnings, warningKey, type CompilerMessage } from '../build/kbuild.js';
 import { codeDigest, keptResult } from '../kept.js';
@@ -22,9 +22,6 @@ import type { Commit } from './commits.js';
 import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import type { BuildReport } from './report.js';
-
-/** The compilers of a check that names none: gcc, and clang as NIPA and 0-day add it (where installed). */
-export const DEFAULT_COMPILERS = ['gcc', 'clang'];
 
 /** Dependents of a changed header built by default. */
 export const HEADER_SAMPLE = 3;
@@ -137,6 +134,8 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     }
     return { on: list.filter((o) => !left.has(o)), left };
   };
+  /** An object no build here makes: its reasons, kept on the host's build for the report. */
+  const unbuilt = (o: string, reason: string) => placed.set(o, { build: host, also: [], notOn: [], reason });
   const place = async (build: KernelBuild, list: string[]) => {
     const { on, left } = await configureFor(build, list);
     for (const o of on) placed.set(o, { build, also: [], notOn: [] });
@@ -156,13 +155,13 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     if (a === 'x86') continue;
     const target = opts.hostOnly ? { missing: 'only x86-64 was asked for' } : targetFor(a, opts.env);
     if ('missing' in target) {
-      for (const o of list) placed.set(o, { build: host, also: [], notOn: [], reason: `${o.replace(/\.o$/, '')} is ${a} code: ${target.missing}` });
+      for (const o of list) unbuilt(o, `${o.replace(/\.o$/, '')} is ${a} code: ${target.missing}`);
       continue;
     }
-    for (const [o, why] of await place(buildFor(target), list)) placed.set(o, { build: host, also: [], notOn: [], reason: `${target.arch}: ${why}` });
+    for (const [o, why] of await place(buildFor(target), list)) unbuilt(o, `${target.arch}: ${why}`);
   }
   if (opts.hostOnly) {
-    for (const [o, why] of hostLeft) placed.set(o, { build: host, also: [], notOn: [], reason: why });
+    for (const [o, why] of hostLeft) unbuilt(o, why);
     return { placed, missing };
   }
   if (hostLeft.size) {
@@ -185,7 +184,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
       for (const [o, why] of await place(buildFor(next.get(list[0]!)!), list)) tried.get(o)!.push(`${arch}: ${why}`);
     }
     // Where x86-64 was all that was tried, its reason alone.
-    for (const [o, reasons] of tried) if (!placed.has(o)) placed.set(o, { build: host, also: [], notOn: [], reason: reasons.length === 1 ? hostLeft.get(o)! : reasons.join('; ') });
+    for (const [o, reasons] of tried) if (!placed.has(o)) unbuilt(o, reasons.length === 1 ? hostLeft.get(o)! : reasons.join('; '));
   }
   // The bots' other builds of what is built: an object one of them cannot configure is left to the others.
   const built = [...placed].filter(([, p]) => !p.reason).map(([o]) => o);
@@ -260,6 +259,8 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   /** A message of a build besides the object's own names that build, as the robot's reports name the config. */
   const told = (r: { object: string; build: KernelBuild }, text: string) => (r.build === placed.get(r.object)!.build ? text : `${text} [${named(r.build)}]`);
   const lastKey = (r: { object: string; build: KernelBuild }) => `${r.build.buildDir}\0${r.object}`;
+  /** What makes two builds' warnings one: its words, or (gcc's and clang's words differ) the -W option at the line. */
+  const keys = (w: CompilerMessage) => [warningKey(w), ...(w.flag ? [`${w.file}:${w.line}:${w.flag}`] : [])];
 
   const last = new Map<string, CompilerMessage[]>();
   const atBase = [];
@@ -299,7 +300,6 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
       // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
       // option at the same line) is told once, by the object's own build.
       const seen = said.get(o) ?? said.set(o, new Set()).get(o)!;
-      const keys = (w: CompilerMessage) => [warningKey(w), ...(w.flag ? [`${w.file}:${w.line}:${w.flag}`] : [])];
       const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
       fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
       report.newWarnings.push(...fresh.map((w) => told(r, w.text)));

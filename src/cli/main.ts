@@ -6,7 +6,7 @@ import { processErr, processStatus, type GlobalOptions, type Io } from '../comma
 import { EXIT_BUG, EXIT_USAGE, KseriesError, UsageError } from '../errors.js';
 import { checkTreePath } from '../tree/paths.js';
 import { workloadNames, WORKLOADS } from '../boot/workloads.js';
-import { ARCH_NAMES } from '../build/targets.js';
+import { ARCH_NAMES, DEFAULT_COMPILERS } from '../build/targets.js';
 
 const EXAMPLES: [string, string][] = [
   ['kseries tree init', 'provision kernel-tree/ (Debian linux-source-6.12, cached in ~/.cache/kseries)'],
@@ -377,7 +377,7 @@ function commonOptions(checks: ReturnType<typeof optionChecks>) {
     workload: (describe: string) => ({ type: 'string', default: 'default', choices: workloadNames(), describe }) as const,
     candidates: (describe: string) => ({ choices: ['all', 'auto'] as const, default: 'all' as const, describe }),
     flag: (describe: string) => ({ type: 'boolean', default: false, describe }) as const,
-    compilers: () => ({ type: 'string', default: 'gcc,clang', coerce: checks.compilers, describe: 'compilers each x86-64 object is built with: gcc, clang (LLVM=1), where installed; gcc always (default gcc,clang)' }) as const,
+    compilers: () => ({ type: 'string', default: DEFAULT_COMPILERS.join(','), coerce: checks.compilers, describe: `compilers each x86-64 object is built with: gcc, clang (LLVM=1), where installed; gcc always (default ${DEFAULT_COMPILERS.join(',')})` }) as const,
     arches: () => ({ type: 'string', coerce: checks.arches, describe: `machines each file outside arch/ is built for too, comma-separated: ${ARCH_NAMES.filter((a) => a !== 'x86_64').join(', ')}, or all (those with a compiler here); default: what the series' recipe names, else none` }) as const,
   };
 }

@@ -55,8 +55,21 @@ export function spdxFailure(stderr: string): string | undefined {
   return `SPDX license check (scripts/spdxcheck.py) did not run: ${missing.length ? `python3 has no module ${missing.join(', ')} (apt-get install python3-ply python3-git)` : last}`;
 }
 
-const SPDX_MODULES = 'import ply, git';
+/** What scripts/spdxcheck.py imports. */
+const SPDX_MODULES = ['ply', 'git'];
+/** The python3 the user's PATH names, and Debian's, which spdxPath puts first when only it has the modules. */
+const PATH_PYTHON = 'python3';
+const DEBIAN_PYTHON = '/usr/bin/python3';
 let spdxEnv: Promise<Record<string, string> | undefined> | undefined;
+
+async function pythonImports(python: string, modules: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
+  return (await runRaw(python, ['-c', `import ${modules.join(', ')}`], { cwd: '/', env: { PATH: env.PATH } }).catch(() => undefined))?.code === 0;
+}
+
+/** Whether checkpatch's SPDX check can import `modules` (doctor asks of each one): with PATH's python3, or Debian's. */
+export async function spdxCanImport(modules: string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  return (await pythonImports(PATH_PYTHON, modules, env)) || (await pythonImports(DEBIAN_PYTHON, modules, env));
+}
 
 /**
  * The PATH checkpatch runs with: the user's, unless its python3 (a pyenv or venv one, say) lacks what spdxcheck.py
@@ -64,11 +77,10 @@ let spdxEnv: Promise<Record<string, string> | undefined> | undefined;
  */
 function spdxPath(env: NodeJS.ProcessEnv): Promise<Record<string, string> | undefined> {
   return (spdxEnv ??= (async () => {
-    const imports = async (python: string) => (await runRaw(python, ['-c', SPDX_MODULES], { cwd: '/', env: { PATH: env.PATH } }).catch(() => undefined))?.code === 0;
-    if ((await imports('python3')) || !(await imports('/usr/bin/python3'))) return undefined;
+    if ((await pythonImports(PATH_PYTHON, SPDX_MODULES, env)) || !(await pythonImports(DEBIAN_PYTHON, SPDX_MODULES, env))) return undefined;
     const shim = path.join(cacheDir(env), 'python3-debian');
     fs.mkdirSync(shim, { recursive: true });
-    if (!fs.existsSync(path.join(shim, 'python3'))) fs.symlinkSync('/usr/bin/python3', path.join(shim, 'python3'));
+    if (!fs.existsSync(path.join(shim, 'python3'))) fs.symlinkSync(DEBIAN_PYTHON, path.join(shim, 'python3'));
     return { PATH: `${shim}:${env.PATH ?? ''}` };
   })());
 }
