@@ -185,14 +185,6 @@ async function kunitPyBuilds(source: string, buildDir: string, commit: string, s
   return execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, ran, opts);
 }
 
-/**
- * Under TCG the guest's TSC passes the clocksource watchdog about a second into the run and the kernel switches to
- * it (stop_machine) while the tests run; a kprobe that was to be optimized across that switch stays unoptimized
- * (kprobe-post's test_kprobe_post_ip waited 60 s for it). With the TSC marked unstable the guest keeps one
- * clocksource from boot on, as it does under KVM (kvm-clock) and on hardware with a reliable TSC.
- */
-const TCG_KERNEL_ARGS = ['tsc=unstable'];
-
 /** `kunit.py exec` of a built test kernel, its results read from kunit.py's JSON; `inside` runs before the lock is let go. */
 async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Built, kernel: KunitKernel, opts: KunitOptions): Promise<KunitResult> {
   const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds: built.seconds, compiler: built.compiler, runSeconds: 0 };
@@ -201,7 +193,7 @@ async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Bui
   const json = `${t.buildDir}.${slot}.results.json`;
   fs.rmSync(json, { force: true });
   const started = Date.now();
-  const exec = () => kunitExec(t, { json, qemuArgs: accel.qemuArgs, timeout: EXEC_TIMEOUT, kernelArgs: accel.accel === 'tcg' ? TCG_KERNEL_ARGS : [] });
+  const exec = () => kunitExec(t, { json, qemuArgs: accel.qemuArgs, timeout: EXEC_TIMEOUT });
   const ran = await withProgress(`booting the KUnit kernel of the ${slot} under ${accel.accel.toUpperCase()}`, opts.progress, () => ({}), exec);
   const runSeconds = seconds(started);
   const tests = fs.existsSync(json) ? testsOf(JSON.parse(fs.readFileSync(json, 'utf8'))) : [];

@@ -28,8 +28,7 @@ export function kunitBuild(t: KunitTree, compiler: { cc?: string; env?: Record<s
 }
 
 /** `kunit.py exec`: boot the built kernel in QEMU and parse its KTAP into `json`; exit 1 when a test failed. */
-export function kunitExec(t: KunitTree, opts: { json: string; qemuArgs: string[]; timeout: number; kernelArgs?: string[] }): Promise<RunResult> {
+export function kunitExec(t: KunitTree, opts: { json: string; qemuArgs: string[]; timeout: number }): Promise<RunResult> {
   const qemu = opts.qemuArgs.length ? [`--qemu_args=${opts.qemuArgs.join(' ')}`] : [];
-  const kernel = (opts.kernelArgs ?? []).map((a) => `--kernel_args=${a}`);
-  return runRaw('python3', [...kunitArgs(t, 'exec'), `--timeout=${opts.timeout}`, `--json=${opts.json}`, ...qemu, ...kernel], { cwd: t.source, env: PYTHON_ENV });
+  return runRaw('python3', [...kunitArgs(t, 'exec'), `--timeout=${opts.timeout}`, `--json=${opts.json}`, ...qemu], { cwd: t.source, env: PYTHON_ENV });
 }
