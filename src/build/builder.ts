@@ -75,7 +75,7 @@ export class KernelBuild {
     const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
     const target = opts.target ?? HOST;
     // The host's build directories keep their names; another architecture's carry it ("defconfig-arm64").
-    const configName = [CONFIG_TARGETS[opts.config] ? opts.config : `file-${configFileHash(opts.config)}`, opts.flavour, isHost(target) || target.arch === HOST.arch ? '' : target.arch, target.llvm ? 'clang' : ''].filter(Boolean).join('-');
+    const configName = [CONFIG_TARGETS[opts.config] ? configTarget(opts.config, target) : `file-${configFileHash(opts.config)}`, opts.flavour, isHost(target) || target.arch === HOST.arch ? '' : target.arch, target.llvm ? 'clang' : ''].filter(Boolean).join('-');
     // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
     // A flavoured build (a boot kernel) follows a shared source folder (sourceAt), so it is shared by every tree too.
     const owner = opts.flavour ? 'shared' : treeId;
@@ -143,7 +143,7 @@ export class KernelBuild {
     if (!fs.existsSync(configFile)) this.seedSandbox();
     fs.mkdirSync(this.buildDir, { recursive: true });
     if (!fs.existsSync(configFile)) {
-      const targets = CONFIG_TARGETS[this.opts.config];
+      const targets = this.configTargets();
       if (targets) for (const t of targets) await this.mustMake([t]);
       else fs.copyFileSync(path.resolve(this.opts.config), configFile);
     }
@@ -267,7 +267,7 @@ export class KernelBuild {
    */
   /** The base configuration as reports name it: "x86_64 defconfig", "arm64 defconfig", or a .config file's name. */
   get baseName(): string {
-    return CONFIG_TARGETS[this.opts.config] ? `${this.target.arch} ${this.opts.config}` : `${path.basename(this.opts.config)}${isHost(this.target) ? '' : ` (${this.target.arch})`}`;
+    return CONFIG_TARGETS[this.opts.config] ? `${this.target.arch} ${configTarget(this.opts.config, this.target)}` : `${path.basename(this.opts.config)}${isHost(this.target) ? '' : ` (${this.target.arch})`}`;
   }
 
   async configAsBuilt(): Promise<ConfigAsBuilt> {
@@ -285,10 +285,15 @@ export class KernelBuild {
   }
 
   /** The base .config alone, made once in a scratch directory of its own (kept as .config.base). */
+  /** The make targets of the named config for this target (powerpc's defconfig is its own); none for a file. */
+  private configTargets(): string[] | undefined {
+    return CONFIG_TARGETS[this.opts.config]?.map((t) => configTarget(t, this.target));
+  }
+
   private async plainConfig(): Promise<string> {
     const kept = path.join(this.buildDir, '.config.base');
     if (!fs.existsSync(kept)) {
-      const targets = CONFIG_TARGETS[this.opts.config];
+      const targets = this.configTargets();
       if (!targets) fs.copyFileSync(path.resolve(this.opts.config), kept);
       else {
         // Inside the build directory, the one place a sandboxed make may write; removed once the .config is kept.
@@ -483,6 +488,11 @@ const CONFIG_TARGETS: Record<string, string[]> = {
   minimal: ['tinyconfig', 'kvm_guest.config'],
   tinyconfig: ['tinyconfig'],
 };
+
+/** A config make target for `target`: its own defconfig where it names one ("ppc64_defconfig"). */
+function configTarget(name: string, target: Target): string {
+  return name === 'defconfig' ? (target.defconfig ?? name) : name;
+}
 
 /** The configs a user names with --config (anything else is a file). */
 const NAMED_CONFIGS = ['defconfig', 'allmodconfig', 'minimal'];

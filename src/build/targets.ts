@@ -11,6 +11,8 @@ export interface Target {
   prefix?: string;
   /** Built with clang and the LLVM tools (`LLVM=1`) instead of gcc and binutils. */
   llvm?: boolean;
+  /** The make target of its defconfig, where the architecture's own default does not fit its compiler. */
+  defconfig?: string;
 }
 
 export const HOST: Target = { arch: 'x86_64' };
@@ -27,6 +29,7 @@ interface Cross {
   arch: string;
   prefix: string;
   package: string;
+  defconfig?: string;
 }
 
 /** In the order a driver of several machines is built for: the bots' most common first. */
@@ -34,7 +37,8 @@ const CROSS: Cross[] = [
   { srcarch: 'arm64', arch: 'arm64', prefix: 'aarch64-linux-gnu-', package: 'gcc-aarch64-linux-gnu' },
   { srcarch: 'arm', arch: 'arm', prefix: 'arm-linux-gnueabihf-', package: 'gcc-arm-linux-gnueabihf' },
   { srcarch: 'riscv', arch: 'riscv', prefix: 'riscv64-linux-gnu-', package: 'gcc-riscv64-linux-gnu' },
-  { srcarch: 'powerpc', arch: 'powerpc', prefix: 'powerpc64-linux-gnu-', package: 'gcc-powerpc64-linux-gnu' },
+  // Big-endian, as PS3 needs (CPU_BIG_ENDIAN); powerpc's `make defconfig` on an x86 host is ppc64le_defconfig.
+  { srcarch: 'powerpc', arch: 'powerpc', prefix: 'powerpc64-linux-gnu-', package: 'gcc-powerpc64-linux-gnu', defconfig: 'ppc64_defconfig' },
   { srcarch: 's390', arch: 's390', prefix: 's390x-linux-gnu-', package: 'gcc-s390x-linux-gnu' },
   { srcarch: 'mips', arch: 'mips', prefix: 'mips-linux-gnu-', package: 'gcc-mips-linux-gnu' },
   { srcarch: 'sparc', arch: 'sparc64', prefix: 'sparc64-linux-gnu-', package: 'gcc-sparc64-linux-gnu' },
@@ -58,7 +62,7 @@ export function targetFor(srcarch: string, env: NodeJS.ProcessEnv = process.env)
   const c = CROSS.find((x) => x.srcarch === srcarch);
   if (!c) return { missing: `kseries knows no cross compiler for ${srcarch}` };
   if (!onPath(`${c.prefix}gcc`, env)) return { missing: `no ${srcarch} cross compiler is installed (apt-get install ${c.package})` };
-  return { arch: c.arch, prefix: c.prefix };
+  return { arch: c.arch, prefix: c.prefix, ...(c.defconfig ? { defconfig: c.defconfig } : {}) };
 }
 
 /** The Debian package of the cross compiler for `srcarch`, if kseries knows one. */

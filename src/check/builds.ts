@@ -21,7 +21,7 @@ import { withLock, worktreeAt } from '../tree/worktree.js';
 import type { Commit } from './commits.js';
 import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
-import type { BuildReport } from './report.js';
+import type { BuildReport, OtherBuild } from './report.js';
 
 /** Dependents of a changed header built by default. */
 export const HEADER_SAMPLE = 3;
@@ -38,7 +38,7 @@ export interface BuiltRange {
   /** The .config as built, against its base. */
   config: ConfigAsBuilt;
   /** The other builds (architectures, clang) that built some of the objects, each with its compiler. */
-  others?: { config: ConfigAsBuilt; compiler: string }[];
+  others?: OtherBuild[];
   /** The builds asked for that cannot run here, with why ("clang: ld.lld not installed (apt-get install ...)"). */
   missing?: string[];
 }
@@ -61,7 +61,8 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const reasonFor = (o: string) => placed.get(o)?.reason;
     const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
     const config = await build.configAsBuilt();
-    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler })));
+    const own = new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build])));
+    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler, ...(own.has(b) ? {} : { atTip: true as const }) })));
     // What decides the builds and proofs: the trees, what each patch builds, the .configs, the compilers and kseries'
     // code. A range whose patches all built is kept, so check after generate (the same trees) builds nothing.
     const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
@@ -245,14 +246,16 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const objectFile = (o: string) => path.join(build.buildDir, o);
   const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
   const buildsOf = (o: string) => [placed.get(o)!.build, ...placed.get(o)!.also];
+  const ownBuild = (o: string) => [placed.get(o)!.build];
+  const alsoBuilds = (o: string) => placed.get(o)!.also;
   /**
-   * Each build's objects of `list`, in one make per build, the builds side by side (a make of a few objects spends
-   * most of its time in Kbuild's own steps, which overlap well); the results with each object's own build first, so
-   * the bots' other builds add only what it did not already say.
+   * Each build `which` names for the objects of `list`, in one make per build, the builds side by side (a make of a
+   * few objects spends most of its time in Kbuild's own steps, which overlap well); the results with each object's
+   * own build first, so the bots' other builds add only what it did not already say.
    */
-  const compile = async (list: string[]) => {
-    const builds = [...new Set([...list.map((o) => placed.get(o)!.build), ...list.flatMap(buildsOf)])];
-    const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b }))));
+  const compile = async (list: string[], which: (o: string) => KernelBuild[] = buildsOf) => {
+    const builds = [...new Set(list.flatMap(which))];
+    const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => which(o).includes(b)))).map((r) => ({ ...r, build: b }))));
     return made.flat();
   };
   const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;
@@ -272,6 +275,25 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   }
   const reports: BuildReport[] = [];
   const proofs: ObjectProof[][] = [];
+  /** Per patch and object, the warnings told: one every build prints is told once. */
+  const said = new Map<string, Set<string>>();
+  /** A build's result at patch `i`: its errors and the warnings the object's last result lacked, into the report. */
+  const take = (i: number, report: BuildReport, r: Awaited<ReturnType<typeof compile>>[number]) => {
+    const o = r.object;
+    if (!r.ok) {
+      report.status = 'failed';
+      const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
+      report.errors = [...new Set([...report.errors, ...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e))])];
+    }
+    // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
+    // option at the same line) is told once, by the object's own build; one a header or .dtsi prints for each object
+    // that includes it is one finding.
+    const seen = said.get(`${i}\0${o}`) ?? said.set(`${i}\0${o}`, new Set()).get(`${i}\0${o}`)!;
+    const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
+    fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
+    report.newWarnings = [...new Set([...report.newWarnings, ...fresh.map((w) => told(r, w.text))])];
+    last.set(lastKey(r), r.messages);
+  };
   for (const [i, c] of commits.entries()) {
     const plan = plans[i]!;
     proofs.push([]);
@@ -289,21 +311,9 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     }
     if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...buildsOf(o).map(named), ...placed.get(o)!.notOn]]));
     const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
-    const said = new Map<string, Set<string>>();
-    for (const r of await compile(report.objects)) {
+    for (const r of await compile(report.objects, ownBuild)) {
       const o = r.object;
-      if (!r.ok) {
-        report.status = 'failed';
-        const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
-        report.errors.push(...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e)));
-      }
-      // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
-      // option at the same line) is told once, by the object's own build.
-      const seen = said.get(o) ?? said.set(o, new Set()).get(o)!;
-      const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
-      fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
-      report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
-      last.set(lastKey(r), r.messages);
+      take(i, report, r);
       if (!r.ok || r.build !== build || !proved.has(o)) continue;
       const compiled = await readObjectCode(objectFile(o), { contents });
       if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
@@ -312,15 +322,41 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
       if (before && after) (report.sizes ??= []).push({ object: o, before, after });
       code.set(o, compiled);
     }
-    // A header's or a .dtsi's warning, printed for each object that includes it, is one finding.
-    report.newWarnings = [...new Set(report.newWarnings)];
-    report.errors = [...new Set(report.errors)];
     if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
     if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
     step(i + 1, 'build', 'done', report.status);
     reports.push(report);
   }
+  await bisectOthers(commits, reports, source, (list, which) => compile(list, which ?? alsoBuilds), (r) => !r.ok || newWarnings(last.get(lastKey(r)) ?? [], r.messages).length > 0, take);
   return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
+}
+
+/**
+ * The bots' other builds (clang, more machines) as 0-day runs its configurations: the series' tip against the base,
+ * and only where the tip fails or warns anew, patch by patch through the patches that touch the object, so each news
+ * is told at the patch that brought it. The object's own build goes patch by patch (every patch must build).
+ */
+async function bisectOthers<R extends { object: string; build: KernelBuild }>(
+  commits: Commit[],
+  reports: BuildReport[],
+  source: string,
+  compile: (list: string[], which?: (o: string) => KernelBuild[]) => Promise<R[]>,
+  differs: (r: R) => boolean,
+  take: (i: number, report: BuildReport, r: R) => void,
+): Promise<void> {
+  const touching = new Map<string, number[]>();
+  for (const [i, r] of reports.entries()) for (const o of r.objects) touching.set(o, [...(touching.get(o) ?? []), i]);
+  const tip = commits.at(-1);
+  if (!tip || !touching.size) return;
+  await gitRaw(source, ['checkout', '-q', '--detach', tip.sha]);
+  const news = new Map<string, KernelBuild[]>();
+  for (const r of (await compile([...touching.keys()])).filter(differs)) news.set(r.object, [...(news.get(r.object) ?? []), r.build]);
+  for (const [i, c] of commits.entries()) {
+    const list = [...news.keys()].filter((o) => touching.get(o)!.includes(i));
+    if (!list.length) continue;
+    await gitRaw(source, ['checkout', '-q', '--detach', c.sha]);
+    for (const r of await compile(list, (o) => news.get(o) ?? [])) take(i, reports[i]!, r);
+  }
 }
 
 /**

@@ -69,16 +69,18 @@ test("a kernel-doc comment that names a parameter the function lacks: W=1's kern
   ]);
 });
 
-test("another architecture's files are built for it with its cross compiler; a driver x86-64 cannot build, where its dependencies allow", async () => {
+test("another architecture's files are built for it with its cross compiler; a driver x86-64 cannot build, where its dependencies allow, in the configuration they need", async () => {
   const base = git(tree.root, 'rev-parse', 'HEAD').trim();
   const riscv = commitEdits(tree.root, base, ['arch/riscv/kernel/setup.c']);
   // An arm64-only file that no longer compiles, and an ARM_AMBA driver that x86-64's defconfig cannot build.
   const broken = commitEdits(tree.root, riscv, ['arch/arm64/kernel/cpufeature.c', 'drivers/tty/serial/amba-pl011.c'], (text) =>
     text.includes('cpufeature') ? `${text}\nstatic int kseries_broken = ;\n` : COMMENT(text),
   );
-  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${broken}`, '--json']);
+  // PS3's network driver: big-endian powerpc64 only (PPC_PS3 needs CPU_BIG_ENDIAN), not powerpc's ppc64le default.
+  const ps3 = commitEdits(tree.root, broken, ['drivers/net/ethernet/toshiba/ps3_gelic_net.c']);
+  const r = await cli(['--tree', tree.root, 'check', '--range', `${base}..${ps3}`, '--json']);
   const report = JSON.parse(r.out) as CheckReport;
-  const [p1, p2] = report.patches;
+  const [p1, p2, p3] = report.patches;
   const cross = (a: string) => fs.existsSync(`/usr/bin/${a}-linux-gnu-gcc`);
   if (cross('riscv64')) {
     expect(p1!.build).toMatchObject({ status: 'ok', objects: ['arch/riscv/kernel/setup.o'], notBuilt: [], builtOn: { 'arch/riscv/kernel/setup.o': [expect.stringMatching(/^riscv defconfig, .*riscv64-linux-gnu-gcc$/)] } });
@@ -93,7 +95,12 @@ test("another architecture's files are built for it with its cross compiler; a d
   } else {
     expect(p2!.build.notBuilt.map((n) => n.object)).toEqual(['arch/arm64/kernel/cpufeature.o', 'drivers/tty/serial/amba-pl011.o']);
   }
-  console.log(`riscv and arm64 builds: ${JSON.stringify([p1!.build.builtOn, p2!.build.builtOn])}`);
+  if (cross('powerpc64')) {
+    expect(p3!.build).toMatchObject({ status: 'ok', notBuilt: [], builtOn: { 'drivers/net/ethernet/toshiba/ps3_gelic_net.o': [expect.stringMatching(/^powerpc ppc64_defconfig, .*powerpc64-linux-gnu-gcc$/)] } });
+  } else {
+    expect(p3!.build.notBuilt.map((n) => n.object)).toEqual(['drivers/net/ethernet/toshiba/ps3_gelic_net.o']);
+  }
+  console.log(`riscv, arm64 and powerpc builds: ${JSON.stringify([p1!.build.builtOn, p2!.build.builtOn, p3!.build.builtOn])}`);
 });
 
 test('sparse and clang, as 0-day and NIPA run them: a global sparse flags and a self-assignment only clang warns of, each at its patch', async () => {
