@@ -7,7 +7,7 @@ import path from 'node:path';
 import { KernelBuild, type BuildOptions } from '../build/builder.js';
 import { kconfigIndexAt } from '../build/kconfig.js';
 import { buildWays } from '../build/kbuild.js';
-import { archOfPath, clangMissing, CLANG, crossPackage, DEFAULT_COMPILERS, HOST, I386, installedCross, srcarchOf, targetFor, targetNamed, type Target } from '../build/targets.js';
+import { archOfPath, clangMissing, CLANG, crossPackage, DEFAULT_COMPILERS, HOST, I386, installedCross, isHost, srcarchOf, targetFor, targetNamed, type Target } from '../build/targets.js';
 import type { ConfigAsBuilt } from '../build/config-line.js';
 import { newWarnings, warningKey, type CompilerMessage } from '../build/kbuild.js';
 import { codeDigest, keptResult } from '../kept.js';
@@ -137,14 +137,34 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   };
   /** An object no build here makes: its reasons, kept on the host's build for the report. */
   const unbuilt = (o: string, reason: string) => placed.set(o, { build: host, also: [], notOn: [], reason });
-  const place = async (build: KernelBuild, list: string[]) => {
+  const placeOn = async (build: KernelBuild, list: string[]) => {
     const { on, left } = await configureFor(build, list);
     for (const o of on) placed.set(o, { build, also: [], notOn: [] });
     return left;
   };
+  /**
+   * On another architecture, what its defconfig cannot build goes to the board defconfig that sets the platform it
+   * waits for (ixp4xx_defconfig: ARCH_IXP4XX needs ARMv5 and big-endian, arm's defconfig is ARMv7), its reasons
+   * joined where that fails too.
+   */
+  const place = async (build: KernelBuild, list: string[]) => {
+    const left = await placeOn(build, list);
+    if (isHost(build.target) || !left.size) return left;
+    const boards = new Map<string, string[]>();
+    for (const [o, why] of left) {
+      const board = await boardConfig(tree, opts.tip, srcarchOf(build.target), why);
+      if (board) boards.set(board, [...(boards.get(board) ?? []), o]);
+    }
+    for (const [board, objects] of boards) {
+      const again = await placeOn(buildFor({ ...build.target, defconfig: board }), objects);
+      for (const o of objects) left.delete(o);
+      for (const [o, why] of again) left.set(o, `${why}; ${board}: ${why}`);
+    }
+    return left;
+  };
   const elsewhere = new Map<string, KernelBuild>();
   const buildFor = (target: Target) => {
-    const name = `${target.arch}${target.llvm ? '-clang' : ''}`;
+    const name = [target.arch, target.llvm ? 'clang' : '', target.defconfig ?? ''].join('-');
     let b = elsewhere.get(name);
     // Another architecture's base is its own defconfig (a .config file is the host's); clang builds the host's config.
     const config = target.arch === HOST.arch || ['defconfig', 'allmodconfig', 'minimal'].includes(opts.config) ? opts.config : 'defconfig';
@@ -211,6 +231,24 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     for (const [o, why] of left) placed.get(o)!.notOn.push(`${b.baseName}, ${b.compiler}: not built: ${why}`);
   }
   return { placed, missing };
+}
+
+/**
+ * The board defconfig of `srcarch` (arch/<srcarch>/configs/*_defconfig) that sets most of the platform symbols a
+ * reason names as unmet ("CONFIG_IXP4XX_ETH needs ARCH_IXP4XX (...)"), the shortest of those; none when none sets any.
+ */
+async function boardConfig(tree: KernelTree, commit: string, srcarch: string, reason: string): Promise<string | undefined> {
+  const unmet = [...new Set((/needs (.+?) \(/.exec(reason)?.[1] ?? '').match(/\b(?:ARCH|MACH|PLAT|SOC|CPU|PPC)_\w+/g) ?? [])];
+  if (!unmet.length) return undefined;
+  const folder = `arch/${srcarch}/configs/`;
+  const names = (await gitRaw(tree.root, ['ls-tree', '--name-only', commit, folder]).catch(() => '')).split('\n').filter((f) => f.endsWith('_defconfig'));
+  let best: { name: string; sets: number; size: number } | undefined;
+  for (const f of names) {
+    const text = (await readAtCommit(tree.root, commit, f)) ?? '';
+    const sets = unmet.filter((u) => text.includes(`\nCONFIG_${u}=y\n`) || text.startsWith(`CONFIG_${u}=y\n`)).length;
+    if (sets && (!best || sets > best.sets || (sets === best.sets && text.length < best.size))) best = { name: path.posix.basename(f), sets, size: text.length };
+  }
+  return best?.name;
 }
 
 /** A range whose build directory is configured: what each patch builds, and why an object cannot be. */
