@@ -428,7 +428,7 @@ export interface CompilerMessage {
   text: string;
 }
 
-/** gcc's `file:line:col: warning|error: message [-Wflag]` lines, and dtc's; `sourceRoot` is stripped from paths. */
+/** gcc's `file:line:col: warning|error: message [-Wflag]` lines, dtc's and objtool's; `sourceRoot` is stripped from paths. */
 export function parseCompilerOutput(output: string, sourceRoot: string): CompilerMessage[] {
   const prefix = sourceRoot.endsWith('/') ? sourceRoot : `${sourceRoot}/`;
   const out: CompilerMessage[] = [];
@@ -439,6 +439,10 @@ export function parseCompilerOutput(output: string, sourceRoot: string): Compile
     // dtc: "imx8mq.dtsi:1284.13-1292.8: Warning (graph_child_address): /soc@0/...: message" (its check as the flag).
     const d = m ? undefined : /^([^\s:][^:]*\.dtsi?):(\d+)\.(\d+)(?:-[\d.]+)?: (Warning|ERROR) \(([\w-]+)\): (.*)$/.exec(line);
     if (d) out.push({ level: d[4] === 'ERROR' ? 'error' : 'warning', file: d[1]!, line: Number(d[2]), column: Number(d[3]), message: d[6]!, flag: d[5], text: line });
+    // objtool, run on each x86 object: "lib/x.o: warning: objtool: f+0xd: unreachable instruction". The offset moves
+    // with any change to the function, so the message that identifies the warning leaves it out.
+    const o = m || d ? undefined : /^([^\s:]+\.o): (warning|error): objtool: (.*)$/.exec(line);
+    if (o) out.push({ level: o[2] as 'warning' | 'error', file: o[1]!, line: 0, column: 0, message: o[3]!.replace(/\+0x[0-9a-f]+\b/g, ''), flag: 'objtool', text: line });
     if (!m) continue;
     out.push({ level: m[4] as 'warning' | 'error', file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : 0, message: m[5]!, flag: m[6], text: line });
   }

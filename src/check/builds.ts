@@ -301,7 +301,7 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const told = (r: { object: string; build: KernelBuild }, text: string) => (r.build === placed.get(r.object)!.build ? text : `${text} [${named(r.build)}]`);
   const lastKey = (r: { object: string; build: KernelBuild }) => `${r.build.buildDir}\0${r.object}`;
   /** What makes two builds' warnings one: its words, or (gcc's and clang's words differ) the -W option at the line. */
-  const keys = (w: CompilerMessage) => [warningKey(w), ...(w.flag ? [`${w.file}:${w.line}:${w.flag}`] : [])];
+  const keys = (w: CompilerMessage) => [warningKey(w), ...(w.flag && w.line ? [`${w.file}:${w.line}:${w.flag}`] : [])];
 
   const last = new Map<string, CompilerMessage[]>();
   const atBase = [];

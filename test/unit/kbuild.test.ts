@@ -176,6 +176,11 @@ test('compiler lines are parsed, paths made relative to the tree', () => {
   const dtc = parseCompilerOutput(`${SRC}/arch/arm64/boot/dts/freescale/imx8mq.dtsi:1284.13-1292.8: Warning (graph_child_address): /soc@0/dsi@30a00000/ports/port@0: graph node has single child node 'endpoint@0'`, SRC);
   expect(dtc).toEqual([{ level: 'warning', file: 'arch/arm64/boot/dts/freescale/imx8mq.dtsi', line: 1284, column: 13, message: "/soc@0/dsi@30a00000/ports/port@0: graph node has single child node 'endpoint@0'", flag: 'graph_child_address', text: expect.stringMatching(/^arch\/arm64\/boot\/dts\/freescale\/imx8mq\.dtsi:1284\.13-1292\.8: Warning/) }]);
   expect(parseCompilerOutput(`${SRC}/arch/arm/boot/dts/x.dts:7.1-3: ERROR (duplicate_label): /a: Duplicate label 'l'`, SRC)[0]).toMatchObject({ level: 'error', flag: 'duplicate_label', line: 7 });
+  // objtool names the object and the function's offset, which any change to the function moves.
+  const objtool = (offset: string) => parseCompilerOutput(`lib/test_kprobes.o: warning: objtool: kprobe_loop_target+${offset}: unreachable instruction`, SRC);
+  expect(objtool('0xd')).toEqual([{ level: 'warning', file: 'lib/test_kprobes.o', line: 0, column: 0, message: 'kprobe_loop_target: unreachable instruction', flag: 'objtool', text: 'lib/test_kprobes.o: warning: objtool: kprobe_loop_target+0xd: unreachable instruction' }]);
+  expect(newWarnings(objtool('0xd'), objtool('0x11'))).toEqual([]);
+  expect(newWarnings([], objtool('0x11'))).toHaveLength(1);
 });
 
 test('new warnings are matched by file, message and flag, not by line', () => {
