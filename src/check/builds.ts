@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KernelBuild, type BuildOptions, type CompileResult } from '../build/builder.js';
+import { KernelBuild, type BuildOptions } from '../build/builder.js';
 import { kconfigIndexAt } from '../build/kconfig.js';
 import { buildWays } from '../build/kbuild.js';
 import { archOfPath, clangMissing, CLANG, crossPackage, DEFAULT_COMPILERS, HOST, I386, installedCross, isHost, srcarchOf, targetFor, targetNamed, type Target } from '../build/targets.js';
@@ -27,9 +27,6 @@ import type { BuildReport, OtherBuild } from './report.js';
 export const HEADER_SAMPLE = 3;
 
 export type OnStep = (index: number, step: string, state: 'start' | 'done', detail?: string) => void;
-
-/** The worktree of the builds besides the host's. */
-const OTHERS_WORKTREE = 'worktree-others';
 
 export interface BuiltRange {
   reports: BuildReport[];
@@ -60,10 +57,7 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const plans: { objects: string[]; note?: string }[] = [];
     for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
     const objects = [...new Set(plans.flatMap((p) => p.objects))];
-    // The other builds (architectures, clang) work in a worktree of their own, beside the host's (othersPhase).
-    let otherTree: Promise<string> | undefined;
-    const otherSource = () => (otherTree ??= worktreeAt(tree, opts.base, OTHERS_WORKTREE));
-    const { placed, missing } = await placeObjects(opts, otherSource, build, objects);
+    const { placed, missing } = await placeObjects(opts, source, build, objects);
     const reasonFor = (o: string) => placed.get(o)?.reason;
     const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
     const config = await build.configAsBuilt();
@@ -119,7 +113,7 @@ interface Matrix {
  * dependencies allow. An object no build here makes keeps the reasons of each one tried. Then the builds the bots
  * add: each x86-64 object with clang too (`compilers`), each object outside arch/ for every `arches` machine too.
  */
-async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, otherSource: () => Promise<string>, host: KernelBuild, objects: string[]): Promise<Matrix> {
+async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[]): Promise<Matrix> {
   const { tree } = opts;
   const read = (f: string) => readAtCommit(tree.root, opts.tip, f);
   const placed = new Map<string, Placement>();
@@ -162,20 +156,19 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
       if (board) boards.set(board, [...(boards.get(board) ?? []), o]);
     }
     for (const [board, objects] of boards) {
-      const again = await placeOn(await buildFor({ ...build.target, defconfig: board }), objects);
+      const again = await placeOn(buildFor({ ...build.target, defconfig: board }), objects);
       for (const o of objects) left.delete(o);
       for (const [o, why] of again) left.set(o, `${why}; ${board}: ${why}`);
     }
     return left;
   };
   const elsewhere = new Map<string, KernelBuild>();
-  /** The build for `target`, in the other builds' worktree (see othersPhase). */
-  const buildFor = async (target: Target) => {
+  const buildFor = (target: Target) => {
     const name = [target.arch, target.llvm ? 'clang' : '', target.defconfig ?? ''].join('-');
     let b = elsewhere.get(name);
     // Another architecture's base is its own defconfig (a .config file is the host's); clang builds the host's config.
     const config = target.arch === HOST.arch || ['defconfig', 'allmodconfig', 'minimal'].includes(opts.config) ? opts.config : 'defconfig';
-    if (!b) elsewhere.set(name, (b = new KernelBuild(tree, await otherSource(), { ...opts, config, target, sparse: false })));
+    if (!b) elsewhere.set(name, (b = new KernelBuild(tree, source, { ...opts, config, target, sparse: false })));
     return b;
   };
   const hostLeft = await place(host, byArch.get('x86') ?? []);
@@ -186,7 +179,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
       for (const o of list) unbuilt(o, `${o.replace(/\.o$/, '')} is ${a} code: ${target.missing}`);
       continue;
     }
-    for (const [o, why] of await place(await buildFor(target), list)) unbuilt(o, `${target.arch}: ${why}`);
+    for (const [o, why] of await place(buildFor(target), list)) unbuilt(o, `${target.arch}: ${why}`);
   }
   if (opts.hostOnly) {
     for (const [o, why] of hostLeft) unbuilt(o, why);
@@ -209,7 +202,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     }
     for (const arch of new Set([...next.values()].map((t) => t.arch))) {
       const list = [...next].filter(([, t]) => t.arch === arch).map(([o]) => o);
-      for (const [o, why] of await place(await buildFor(next.get(list[0]!)!), list)) tried.get(o)!.push(`${arch}: ${why}`);
+      for (const [o, why] of await place(buildFor(next.get(list[0]!)!), list)) tried.get(o)!.push(`${arch}: ${why}`);
     }
     // Where x86-64 was all that was tried, its reason alone.
     for (const [o, reasons] of tried) if (!placed.has(o)) unbuilt(o, reasons.length === 1 ? hostLeft.get(o)! : reasons.join('; '));
@@ -231,7 +224,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   }
   for (const { target, list } of extra) {
     if (!list.length) continue;
-    const b = await buildFor(target);
+    const b = buildFor(target);
     // clang builds what x86-64 gcc built: the symbols gcc's configuration found, dependencies and all, in one round.
     const { on, left } = await configureFor(b, list, target.arch === HOST.arch ? host.switchedOn : []);
     for (const o of on) placed.get(o)!.also.push(b);
@@ -290,148 +283,118 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const code = new Map<string, ObjectCode>();
   const objectFile = (o: string) => path.join(build.buildDir, o);
   const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
+  const buildsOf = (o: string) => [placed.get(o)!.build, ...placed.get(o)!.also];
   const ownBuild = (o: string) => [placed.get(o)!.build];
+  const alsoBuilds = (o: string) => placed.get(o)!.also;
+  /**
+   * Each build `which` names for the objects of `list`, in one make per build, the builds side by side (a make of a
+   * few objects spends most of its time in Kbuild's own steps, which overlap well); the results with each object's
+   * own build first, so the bots' other builds add only what it did not already say.
+   */
+  const compile = async (list: string[], which: (o: string) => KernelBuild[] = buildsOf) => {
+    const builds = [...new Set(list.flatMap(which))];
+    const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => which(o).includes(b)))).map((r) => ({ ...r, build: b }))));
+    return made.flat();
+  };
   const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;
   /** A message of a build besides the object's own names that build, as the robot's reports name the config. */
-  const told = (r: Made, text: string) => (r.build === placed.get(r.object)!.build ? text : `${text} [${named(r.build)}]`);
+  const told = (r: { object: string; build: KernelBuild }, text: string) => (r.build === placed.get(r.object)!.build ? text : `${text} [${named(r.build)}]`);
+  const lastKey = (r: { object: string; build: KernelBuild }) => `${r.build.buildDir}\0${r.object}`;
   /** What makes two builds' warnings one: its words, or (gcc's and clang's words differ) the -W option at the line. */
   const keys = (w: CompilerMessage) => [warningKey(w), ...(w.flag && w.line ? [`${w.file}:${w.line}:${w.flag}`] : [])];
 
-  const atBase: string[] = [];
+  const last = new Map<string, CompilerMessage[]>();
+  const atBase = [];
   for (const o of objects) if (!reasonFor(o) && (await exists(tree, base, o))) atBase.push(o);
-  const reports: BuildReport[] = plans.map((plan) => {
-    if (plan.objects.length === 0) return skipped('touches no C or assembly file');
+  for (const b of new Set(atBase.flatMap(buildsOf))) b.forget(atBase.filter((o) => buildsOf(o).includes(b)));
+  for (const r of await compile(atBase)) {
+    last.set(lastKey(r), r.messages);
+    if (r.ok && r.build === build && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
+  }
+  const reports: BuildReport[] = [];
+  const proofs: ObjectProof[][] = [];
+  /** Per patch and object, the warnings told: one every build prints is told once. */
+  const said = new Map<string, Set<string>>();
+  /** A build's result at patch `i`: its errors and the warnings the object's last result lacked, into the report. */
+  const take = (i: number, report: BuildReport, r: Awaited<ReturnType<typeof compile>>[number]) => {
+    const o = r.object;
+    if (!r.ok) {
+      report.status = 'failed';
+      const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
+      report.errors = [...new Set([...report.errors, ...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e))])];
+    }
+    // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
+    // option at the same line) is told once, by the object's own build; one a header or .dtsi prints for each object
+    // that includes it is one finding.
+    const seen = said.get(`${i}\0${o}`) ?? said.set(`${i}\0${o}`, new Set()).get(`${i}\0${o}`)!;
+    const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
+    fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
+    report.newWarnings = [...new Set([...report.newWarnings, ...fresh.map((w) => told(r, w.text))])];
+    last.set(lastKey(r), r.messages);
+  };
+  for (const [i, c] of commits.entries()) {
+    const plan = plans[i]!;
+    proofs.push([]);
+    if (plan.objects.length === 0) {
+      reports.push(skipped('touches no C or assembly file'));
+      continue;
+    }
+    step(i + 1, 'build', 'start', plan.objects.join(' '));
+    await gitRaw(source, ['checkout', '-q', '--detach', c.sha]);
     const report: BuildReport = { status: 'ok', objects: [], errors: [], newWarnings: [], notBuilt: [], note: plan.note };
     for (const o of plan.objects) {
       const reason = reasonFor(o);
       if (reason) report.notBuilt.push({ object: o, reason });
       else report.objects.push(o);
     }
-    if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...[placed.get(o)!.build, ...placed.get(o)!.also].map(named), ...placed.get(o)!.notOn]]));
-    return report;
-  });
-  const proofs: ObjectProof[][] = commits.map(() => []);
-
-  // The host's build in kseries' worktree, patch by patch, its objects read for the proofs after every step.
-  const hostPhase = async (): Promise<Compiled> => {
-    const onBase = atBase.filter(onHost);
-    build.forget(onBase);
-    const baseResults = await compileOn(onBase, ownBuild);
-    for (const r of baseResults) if (r.ok && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
-    const atPatch: Made[][] = commits.map(() => []);
-    for (const [i, c] of commits.entries()) {
-      if (plans[i]!.objects.length === 0) continue;
-      const list = reports[i]!.objects.filter(onHost);
-      step(i + 1, 'build', 'start', plans[i]!.objects.join(' '));
-      await gitRaw(source, ['checkout', '-q', '--detach', c.sha]);
-      const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
-      atPatch[i] = await compileOn(list, ownBuild);
-      for (const r of atPatch[i]!) {
-        const o = r.object;
-        if (!r.ok || !proved.has(o)) continue;
-        const compiled = await readObjectCode(objectFile(o), { contents });
-        if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
-        const before = code.get(o) && sectionTotals(code.get(o)!);
-        const after = sectionTotals(compiled);
-        if (before && after) (reports[i]!.sizes ??= []).push({ object: o, before, after });
-        code.set(o, compiled);
-      }
-      if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
-      step(i + 1, 'build', 'done', atPatch[i]!.some((r) => !r.ok) ? 'failed' : list.length ? 'ok' : 'skipped');
-    }
-    return { base: baseResults, atPatch };
-  };
-  const others = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))].filter((b) => b !== build);
-  const [host, other] = await Promise.all([hostPhase(), othersPhase(base, commits, reports, placed, atBase, others)]);
-
-  // The results in order, each object's own build first, so the bots' other builds add only what it did not say.
-  const last = new Map<string, CompilerMessage[]>();
-  const lastKey = (r: Made) => `${r.build.buildDir}\0${r.object}`;
-  for (const r of [...host.base, ...other.base]) last.set(lastKey(r), r.messages);
-  const own = (r: Made) => (r.build === placed.get(r.object)!.build ? 0 : 1);
-  for (const [i, report] of reports.entries()) {
-    const said = new Map<string, Set<string>>();
-    for (const r of [...host.atPatch[i]!, ...other.atPatch[i]!].sort((a, b) => own(a) - own(b))) {
+    if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...buildsOf(o).map(named), ...placed.get(o)!.notOn]]));
+    const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
+    for (const r of await compile(report.objects, ownBuild)) {
       const o = r.object;
-      if (!r.ok) {
-        report.status = 'failed';
-        const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
-        report.errors.push(...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e)));
-      }
-      // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
-      // option at the same line) is told once, by the object's own build.
-      const seen = said.get(o) ?? said.set(o, new Set()).get(o)!;
-      const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
-      fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
-      report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
-      last.set(lastKey(r), r.messages);
+      take(i, report, r);
+      if (!r.ok || r.build !== build || !proved.has(o)) continue;
+      const compiled = await readObjectCode(objectFile(o), { contents });
+      if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
+      const before = code.get(o) && sectionTotals(code.get(o)!);
+      const after = sectionTotals(compiled);
+      if (before && after) (report.sizes ??= []).push({ object: o, before, after });
+      code.set(o, compiled);
     }
-    // A header's or a .dtsi's warning, printed for each object that includes it, is one finding.
-    report.newWarnings = [...new Set(report.newWarnings)];
-    report.errors = [...new Set(report.errors)];
     if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
+    if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
+    step(i + 1, 'build', 'done', report.status);
+    reports.push(report);
   }
+  await bisectOthers(commits, reports, source, (list, which) => compile(list, which ?? alsoBuilds), (r) => !r.ok || newWarnings(last.get(lastKey(r)) ?? [], r.messages).length > 0, take);
   return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
 }
 
-/** A compile's result, with the build that made it. */
-type Made = CompileResult & { build: KernelBuild };
-
-/** What a phase compiled: at the base, and at each patch (by index in the range). */
-interface Compiled {
-  base: Made[];
-  atPatch: Made[][];
-}
-
-/** Each build `which` names for the objects of `list`, in one make per build, the builds side by side. */
-async function compileOn(list: string[], which: (o: string) => KernelBuild[]): Promise<Made[]> {
-  const builds = [...new Set(list.flatMap(which))];
-  const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => which(o).includes(b)))).map((r) => ({ ...r, build: b }))));
-  return made.flat();
-}
-
 /**
- * Every build but the host's, in a worktree of its own (their build directories follow it), so they run beside the
- * host's: a make of a few objects spends most of its time in Kbuild's own steps, which overlap well on two cores. An
- * object whose own build is another architecture's goes patch by patch. The bots' other builds (clang, more machines:
- * no object is their own) run as 0-day runs its configurations: the base and the series' tip, and only where the tip
- * fails or warns anew, patch by patch through the patches that touch the object, so the news is told at its patch.
+ * The bots' other builds (clang, more machines) as 0-day runs its configurations: the series' tip against the base,
+ * and only where the tip fails or warns anew, patch by patch through the patches that touch the object, so each news
+ * is told at the patch that brought it. The object's own build goes patch by patch (every patch must build).
  */
-async function othersPhase(base: string, commits: Commit[], reports: BuildReport[], placed: Map<string, Placement>, atBase: string[], builds: KernelBuild[]): Promise<Compiled> {
-  const atPatch: Made[][] = commits.map(() => []);
-  const source = builds[0]?.source;
-  if (!source) return { base: [], atPatch };
-  const here = (list: KernelBuild[]) => list.filter((b) => builds.includes(b));
-  const buildsOf = (o: string) => here([placed.get(o)!.build, ...placed.get(o)!.also]);
-  const ownHere = (o: string) => here([placed.get(o)!.build]);
-  const checkout = (sha: string) => gitRaw(source, ['checkout', '-q', '--detach', sha]);
-  const onBase = atBase.filter((o) => buildsOf(o).length);
-  for (const b of builds) b.forget(onBase.filter((o) => buildsOf(o).includes(b)));
-  await checkout(base);
-  const atBaseMade = await compileOn(onBase, buildsOf);
-  for (const [i, c] of commits.entries()) {
-    const list = reports[i]!.objects.filter((o) => ownHere(o).length);
-    if (!list.length) continue;
-    await checkout(c.sha);
-    atPatch[i] = await compileOn(list, ownHere);
-  }
+async function bisectOthers<R extends { object: string; build: KernelBuild }>(
+  commits: Commit[],
+  reports: BuildReport[],
+  source: string,
+  compile: (list: string[], which?: (o: string) => KernelBuild[]) => Promise<R[]>,
+  differs: (r: R) => boolean,
+  take: (i: number, report: BuildReport, r: R) => void,
+): Promise<void> {
   const touching = new Map<string, number[]>();
-  for (const [i, r] of reports.entries()) for (const o of r.objects) if (placed.get(o)!.also.length) touching.set(o, [...(touching.get(o) ?? []), i]);
-  if (!touching.size) return { base: atBaseMade, atPatch };
-  await checkout(commits.at(-1)!.sha);
-  const before = new Map(atBaseMade.map((r) => [`${r.build.buildDir}\0${r.object}`, r.messages]));
+  for (const [i, r] of reports.entries()) for (const o of r.objects) touching.set(o, [...(touching.get(o) ?? []), i]);
+  const tip = commits.at(-1);
+  if (!tip || !touching.size) return;
+  await gitRaw(source, ['checkout', '-q', '--detach', tip.sha]);
   const news = new Map<string, KernelBuild[]>();
-  for (const r of await compileOn([...touching.keys()], (o) => placed.get(o)!.also)) {
-    if (r.ok && !newWarnings(before.get(`${r.build.buildDir}\0${r.object}`) ?? [], r.messages).length) continue;
-    news.set(r.object, [...(news.get(r.object) ?? []), r.build]);
-  }
+  for (const r of (await compile([...touching.keys()])).filter(differs)) news.set(r.object, [...(news.get(r.object) ?? []), r.build]);
   for (const [i, c] of commits.entries()) {
     const list = [...news.keys()].filter((o) => touching.get(o)!.includes(i));
     if (!list.length) continue;
-    await checkout(c.sha);
-    atPatch[i]!.push(...(await compileOn(list, (o) => news.get(o) ?? [])));
+    await gitRaw(source, ['checkout', '-q', '--detach', c.sha]);
+    for (const r of await compile(list, (o) => news.get(o) ?? [])) take(i, reports[i]!, r);
   }
-  return { base: atBaseMade, atPatch };
 }
 
 /**
