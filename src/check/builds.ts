@@ -61,8 +61,7 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const reasonFor = (o: string) => placed.get(o)?.reason;
     const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
     const config = await build.configAsBuilt();
-    const own = new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build])));
-    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler, ...(own.has(b) ? {} : { atTip: true as const }) })));
+    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler })));
     // What decides the builds and proofs: the trees, what each patch builds, the .configs, the compilers and kseries'
     // code. A range whose patches all built is kept, so check after generate (the same trees) builds nothing.
     const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
@@ -284,16 +283,14 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const objectFile = (o: string) => path.join(build.buildDir, o);
   const objtool = path.join(build.buildDir, 'tools/objtool/objtool');
   const buildsOf = (o: string) => [placed.get(o)!.build, ...placed.get(o)!.also];
-  const ownBuild = (o: string) => [placed.get(o)!.build];
-  const alsoBuilds = (o: string) => placed.get(o)!.also;
   /**
-   * Each build `which` names for the objects of `list`, in one make per build, the builds side by side (a make of a
-   * few objects spends most of its time in Kbuild's own steps, which overlap well); the results with each object's
-   * own build first, so the bots' other builds add only what it did not already say.
+   * Each build's objects of `list`, in one make per build, the builds side by side (a make of a few objects spends
+   * most of its time in Kbuild's own steps, which overlap well); the results with each object's own build first, so
+   * the bots' other builds add only what it did not already say.
    */
-  const compile = async (list: string[], which: (o: string) => KernelBuild[] = buildsOf) => {
-    const builds = [...new Set(list.flatMap(which))];
-    const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => which(o).includes(b)))).map((r) => ({ ...r, build: b }))));
+  const compile = async (list: string[]) => {
+    const builds = [...new Set([...list.map((o) => placed.get(o)!.build), ...list.flatMap(buildsOf)])];
+    const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b }))));
     return made.flat();
   };
   const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;
@@ -349,7 +346,7 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     }
     if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...buildsOf(o).map(named), ...placed.get(o)!.notOn]]));
     const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
-    for (const r of await compile(report.objects, ownBuild)) {
+    for (const r of await compile(report.objects)) {
       const o = r.object;
       take(i, report, r);
       if (!r.ok || r.build !== build || !proved.has(o)) continue;
@@ -365,36 +362,7 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     step(i + 1, 'build', 'done', report.status);
     reports.push(report);
   }
-  await bisectOthers(commits, reports, source, (list, which) => compile(list, which ?? alsoBuilds), (r) => !r.ok || newWarnings(last.get(lastKey(r)) ?? [], r.messages).length > 0, take);
   return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
-}
-
-/**
- * The bots' other builds (clang, more machines) as 0-day runs its configurations: the series' tip against the base,
- * and only where the tip fails or warns anew, patch by patch through the patches that touch the object, so each news
- * is told at the patch that brought it. The object's own build goes patch by patch (every patch must build).
- */
-async function bisectOthers<R extends { object: string; build: KernelBuild }>(
-  commits: Commit[],
-  reports: BuildReport[],
-  source: string,
-  compile: (list: string[], which?: (o: string) => KernelBuild[]) => Promise<R[]>,
-  differs: (r: R) => boolean,
-  take: (i: number, report: BuildReport, r: R) => void,
-): Promise<void> {
-  const touching = new Map<string, number[]>();
-  for (const [i, r] of reports.entries()) for (const o of r.objects) touching.set(o, [...(touching.get(o) ?? []), i]);
-  const tip = commits.at(-1);
-  if (!tip || !touching.size) return;
-  await gitRaw(source, ['checkout', '-q', '--detach', tip.sha]);
-  const news = new Map<string, KernelBuild[]>();
-  for (const r of (await compile([...touching.keys()])).filter(differs)) news.set(r.object, [...(news.get(r.object) ?? []), r.build]);
-  for (const [i, c] of commits.entries()) {
-    const list = [...news.keys()].filter((o) => touching.get(o)!.includes(i));
-    if (!list.length) continue;
-    await gitRaw(source, ['checkout', '-q', '--detach', c.sha]);
-    for (const r of await compile(list, (o) => news.get(o) ?? [])) take(i, reports[i]!, r);
-  }
 }
 
 /**

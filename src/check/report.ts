@@ -46,15 +46,7 @@ export interface PatchReport {
 export interface OtherBuild {
   config: ConfigAsBuilt;
   compiler: string;
-  /**
-   * A build no object is its own (clang, a --arches machine): it compiled the base and the series' tip, and patch by
-   * patch only the objects whose tip failed or warned anew, as 0-day runs its configurations.
-   */
-  atTip?: true;
 }
-
-/** How a report says what an atTip build compiled. */
-export const AT_TIP = 'at the tip and, where it warned anew, patch by patch';
 
 export interface CheckReport extends SeriesResults {
   series: { name: string | null; version: number | null; base: string; tip: string; patches: number };
@@ -94,7 +86,7 @@ export function formatReport(r: CheckReport): string {
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   for (const w of r.identity ?? []) out.push(`warning: ${w}`);
   if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}${keptNote(r.buildsKeptFrom)}`);
-  for (const o of r.otherBuilds ?? []) out.push(`and with ${configLine(o.config)}, ${o.compiler}${o.atTip ? `, ${AT_TIP}` : ''}`);
+  for (const o of r.otherBuilds ?? []) out.push(`and with ${configLine(o.config)}, ${o.compiler}`);
   for (const m of r.buildsNotRun ?? []) out.push(`not built with ${m}`);
   for (const { check, result } of seriesResultsOf(r)) out.push('', ...check.format(result as never));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);

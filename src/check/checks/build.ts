@@ -2,7 +2,6 @@
 // that are new against the step before, shown as the kernel test robot shows them.
 import { configLine } from '../../build/config-line.js';
 import { skipped } from '../builds.js';
-import { AT_TIP } from '../report.js';
 import type { PatchCheck, Quoted } from '../plugins.js';
 
 /** A compiler line `file:line:col: ...` quoted under the hunk of that line. */
@@ -64,7 +63,7 @@ export const buildCheck: PatchCheck<'build'> = {
     const built = r.patches.filter((p) => p.build.status === 'ok').length;
     if (!built) return undefined;
     const warnings = r.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
-    const others = (r.otherBuilds ?? []).map((o) => `, ${configLine(o.config)} with ${o.compiler}${o.atTip ? ` (${AT_TIP})` : ''}`).join('');
+    const others = (r.otherBuilds ?? []).map((o) => `, ${configLine(o.config)} with ${o.compiler}`).join('');
     return `${built} of ${r.patches.length} patches built one by one (${r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`} with ${r.compiler}${others}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}`;
   },
 };
