@@ -284,12 +284,12 @@ export class KernelBuild {
     };
   }
 
-  /** The base .config alone, made once in a scratch directory of its own (kept as .config.base). */
   /** The make targets of the named config for this target (powerpc's defconfig is its own); none for a file. */
   private configTargets(): string[] | undefined {
     return CONFIG_TARGETS[this.opts.config]?.map((t) => configTarget(t, this.target));
   }
 
+  /** The base .config alone, made once in a scratch directory of its own (kept as .config.base). */
   private async plainConfig(): Promise<string> {
     const kept = path.join(this.buildDir, '.config.base');
     if (!fs.existsSync(kept)) {

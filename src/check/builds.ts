@@ -150,16 +150,27 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     const left = await placeOn(build, list);
     if (isHost(build.target) || !left.size) return left;
     const boards = new Map<string, string[]>();
+    const defconfigs = await defconfigsOf(srcarchOf(build.target));
     for (const [o, why] of left) {
-      const board = await boardConfig(tree, opts.tip, srcarchOf(build.target), why);
+      const board = boardConfig(defconfigs, why);
       if (board) boards.set(board, [...(boards.get(board) ?? []), o]);
     }
     for (const [board, objects] of boards) {
       const again = await placeOn(buildFor({ ...build.target, defconfig: board }), objects);
-      for (const o of objects) left.delete(o);
-      for (const [o, why] of again) left.set(o, `${why}; ${board}: ${why}`);
+      for (const o of objects) {
+        const first = left.get(o)!;
+        left.delete(o);
+        if (again.has(o)) left.set(o, `${first}; ${board}: ${again.get(o)}`);
+      }
     }
     return left;
+  };
+  /** The board defconfigs of an architecture folder (arch/<srcarch>/configs/*_defconfig), read once per range. */
+  const boardTexts = new Map<string, Promise<Defconfig[]>>();
+  const defconfigsOf = (srcarch: string) => {
+    let texts = boardTexts.get(srcarch);
+    if (!texts) boardTexts.set(srcarch, (texts = readDefconfigs(tree, opts.tip, srcarch)));
+    return texts;
   };
   const elsewhere = new Map<string, KernelBuild>();
   const buildFor = (target: Target) => {
@@ -232,20 +243,28 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   return { placed, missing };
 }
 
-/**
- * The board defconfig of `srcarch` (arch/<srcarch>/configs/*_defconfig) that sets most of the platform symbols a
- * reason names as unmet ("CONFIG_IXP4XX_ETH needs ARCH_IXP4XX (...)"), the shortest of those; none when none sets any.
- */
-async function boardConfig(tree: KernelTree, commit: string, srcarch: string, reason: string): Promise<string | undefined> {
-  const unmet = [...new Set((/needs (.+?) \(/.exec(reason)?.[1] ?? '').match(/\b(?:ARCH|MACH|PLAT|SOC|CPU|PPC)_\w+/g) ?? [])];
-  if (!unmet.length) return undefined;
+/** A board defconfig: its file name and text. */
+interface Defconfig {
+  name: string;
+  text: string;
+}
+
+async function readDefconfigs(tree: KernelTree, commit: string, srcarch: string): Promise<Defconfig[]> {
   const folder = `arch/${srcarch}/configs/`;
-  const names = (await gitRaw(tree.root, ['ls-tree', '--name-only', commit, folder]).catch(() => '')).split('\n').filter((f) => f.endsWith('_defconfig'));
+  const files = (await gitRaw(tree.root, ['ls-tree', '--name-only', commit, folder]).catch(() => '')).split('\n').filter((f) => f.endsWith('_defconfig'));
+  return Promise.all(files.map(async (f) => ({ name: path.posix.basename(f), text: `\n${(await readAtCommit(tree.root, commit, f)) ?? ''}` })));
+}
+
+/**
+ * The board defconfig that sets most of the platform symbols a reason names as unmet ("CONFIG_IXP4XX_ETH needs
+ * ARCH_IXP4XX (...)"), the shortest of those; none when none sets any.
+ */
+function boardConfig(defconfigs: Defconfig[], reason: string): string | undefined {
+  const unmet = [...new Set((/needs (.+?) \(/.exec(reason)?.[1] ?? '').match(/\b(?:ARCH|MACH|PLAT|SOC|CPU|PPC)_\w+/g) ?? [])];
   let best: { name: string; sets: number; size: number } | undefined;
-  for (const f of names) {
-    const text = (await readAtCommit(tree.root, commit, f)) ?? '';
-    const sets = unmet.filter((u) => text.includes(`\nCONFIG_${u}=y\n`) || text.startsWith(`CONFIG_${u}=y\n`)).length;
-    if (sets && (!best || sets > best.sets || (sets === best.sets && text.length < best.size))) best = { name: path.posix.basename(f), sets, size: text.length };
+  for (const { name, text } of defconfigs) {
+    const sets = unmet.filter((u) => text.includes(`\nCONFIG_${u}=y\n`)).length;
+    if (sets && (!best || sets > best.sets || (sets === best.sets && text.length < best.size))) best = { name, sets, size: text.length };
   }
   return best?.name;
 }
@@ -310,25 +329,6 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   }
   const reports: BuildReport[] = [];
   const proofs: ObjectProof[][] = [];
-  /** Per patch and object, the warnings told: one every build prints is told once. */
-  const said = new Map<string, Set<string>>();
-  /** A build's result at patch `i`: its errors and the warnings the object's last result lacked, into the report. */
-  const take = (i: number, report: BuildReport, r: Awaited<ReturnType<typeof compile>>[number]) => {
-    const o = r.object;
-    if (!r.ok) {
-      report.status = 'failed';
-      const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
-      report.errors = [...new Set([...report.errors, ...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e))])];
-    }
-    // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
-    // option at the same line) is told once, by the object's own build; one a header or .dtsi prints for each object
-    // that includes it is one finding.
-    const seen = said.get(`${i}\0${o}`) ?? said.set(`${i}\0${o}`, new Set()).get(`${i}\0${o}`)!;
-    const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
-    fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
-    report.newWarnings = [...new Set([...report.newWarnings, ...fresh.map((w) => told(r, w.text))])];
-    last.set(lastKey(r), r.messages);
-  };
   for (const [i, c] of commits.entries()) {
     const plan = plans[i]!;
     proofs.push([]);
@@ -346,9 +346,21 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     }
     if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...buildsOf(o).map(named), ...placed.get(o)!.notOn]]));
     const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
+    const said = new Map<string, Set<string>>();
     for (const r of await compile(report.objects)) {
       const o = r.object;
-      take(i, report, r);
+      if (!r.ok) {
+        report.status = 'failed';
+        const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
+        report.errors.push(...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e)));
+      }
+      // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
+      // option at the same line) is told once, by the object's own build.
+      const seen = said.get(o) ?? said.set(o, new Set()).get(o)!;
+      const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
+      fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
+      report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
+      last.set(lastKey(r), r.messages);
       if (!r.ok || r.build !== build || !proved.has(o)) continue;
       const compiled = await readObjectCode(objectFile(o), { contents });
       if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
@@ -357,6 +369,9 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
       if (before && after) (report.sizes ??= []).push({ object: o, before, after });
       code.set(o, compiled);
     }
+    // A header's or a .dtsi's warning, printed for each object that includes it, is one finding.
+    report.newWarnings = [...new Set(report.newWarnings)];
+    report.errors = [...new Set(report.errors)];
     if (report.objects.length === 0 && report.status === 'ok') report.status = 'skipped';
     if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
     step(i + 1, 'build', 'done', report.status);

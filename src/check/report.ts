@@ -41,13 +41,13 @@ export interface PatchReport {
   tree: Problem[];
 }
 
-/** The report of a range; each series check that ran adds its field (`kunit`, `boot`: SeriesResults). */
 /** A build besides the x86-64 gcc one: another architecture, or clang. */
 export interface OtherBuild {
   config: ConfigAsBuilt;
   compiler: string;
 }
 
+/** The report of a range; each series check that ran adds its field (`kunit`, `boot`: SeriesResults). */
 export interface CheckReport extends SeriesResults {
   series: { name: string | null; version: number | null; base: string; tip: string; patches: number };
   config: string;
