@@ -20,6 +20,9 @@ const KCONFIG_DIGESTS = new Map<string, string>();
 /** The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine): an older memo is stale. */
 const CONFIGURE_LOGIC = 6;
 
+/** How many folders of asked symbol sets a build directory keeps beside it (KernelBuild.enter). */
+const VARIANTS_KEPT = 16;
+
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
 
@@ -59,12 +62,17 @@ export interface CompileResult {
 }
 
 export class KernelBuild {
-  readonly buildDir: string;
+  /**
+   * The build directory of this config and target. A directory configured from its base for every run (perRun) keeps
+   * one folder per set of symbols a run asks for beside it (`<home>+<digest>`): configure() moves there.
+   */
+  private readonly home: string;
+  private dir: string;
   /** The architecture this directory builds for. */
   readonly target: Target;
   /** Which path compiles, for reports: gcc, ccache gcc, distcc gcc, or ccache + distcc gcc. */
   readonly compiler: string;
-  private readonly make: MakeOptions;
+  private readonly tools: Omit<MakeOptions, 'buildDir'>;
   private readonly sparse: boolean;
 
   constructor(
@@ -79,7 +87,7 @@ export class KernelBuild {
     // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
     // A flavoured build (a boot kernel) follows a shared source folder (sourceAt), so it is shared by every tree too.
     const owner = opts.flavour ? 'shared' : treeId;
-    this.buildDir = path.join(cacheDir(opts.env), 'build', owner, opts.sandbox ? `${configName}-sandboxed` : configName);
+    this.home = this.dir = path.join(cacheDir(opts.env), 'build', owner, opts.sandbox ? `${configName}-sandboxed` : configName);
     const env = opts.env ?? process.env;
     // The sandbox has no network: no distcc there, and the report says so.
     retireDependCache(env);
@@ -91,9 +99,8 @@ export class KernelBuild {
     const sparse = opts.sparse === true && onPath('sparse', env);
     this.target = target;
     this.compiler = cross(compiler.name) + (sparse ? ' + sparse' : '');
-    this.make = {
+    this.tools = {
       source,
-      buildDir: this.buildDir,
       cc: compiler.cc && cross(compiler.cc),
       sandbox: opts.sandbox,
       env: compiler.env,
@@ -103,6 +110,15 @@ export class KernelBuild {
     };
     // sparse runs on compiles only, not on the configuration and `make prepare`.
     this.sparse = sparse;
+  }
+
+  /** The build directory make writes to: the home, or the folder of the symbols configure() was last asked for. */
+  get buildDir(): string {
+    return this.dir;
+  }
+
+  private get make(): MakeOptions {
+    return { ...this.tools, buildDir: this.dir };
   }
 
   /** make's options for compiling a patch's objects: with sparse, where asked for. */
@@ -176,10 +192,11 @@ export class KernelBuild {
   }
 
   private async settle(symbols: string[], kconfigAt: string, disable: string[]): Promise<{ config: string; off: Map<string, string> }> {
+    const asked = [...new Set(symbols)].sort().join('\n');
+    if (this.perRun) this.enter(asked);
     const configFile = path.join(this.buildDir, '.config');
     const askedFile = path.join(this.buildDir, '.kseries-asked');
     fs.mkdirSync(this.buildDir, { recursive: true });
-    const asked = [...new Set(symbols)].sort().join('\n');
     if (this.perRun && fs.existsSync(configFile) && (fs.existsSync(askedFile) ? fs.readFileSync(askedFile, 'utf8') : '') !== asked) {
       await this.plainConfig();
       fs.copyFileSync(path.join(this.buildDir, '.config.base'), configFile);
@@ -254,10 +271,38 @@ export class KernelBuild {
    * series changes. Only ever in this direction: nothing a sandboxed build writes reaches a trusted one.
    */
   private seedSandbox(): void {
-    const trusted = this.buildDir.replace(/-sandboxed$/, '');
+    const trusted = this.buildDir.replace(/-sandboxed(?=\+|$)/, '');
     if (!this.opts.sandbox || trusted === this.buildDir || !fs.existsSync(path.join(trusted, '.config'))) return;
-    fs.rmSync(this.buildDir, { recursive: true, force: true });
-    fs.cpSync(trusted, this.buildDir, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+    copyBuild(trusted, this.buildDir, { objects: true });
+  }
+
+  /**
+   * Move to the folder of this set of asked symbols. Each set keeps its own .config, prepared tree and objects, so a
+   * run that asks for what an earlier run asked for (the same series checked again, a series after another that needs
+   * other symbols) neither configures nor prepares again: switching one folder between sets cost a Kconfig run per
+   * dependency round and a `make prepare` each time (4 and 8 s with clang). A new folder starts as a copy of a
+   * configured one of the same trust (the sandboxed copy of its trusted twin first), so only the difference is made.
+   */
+  private enter(asked: string): void {
+    this.dir = asked ? `${this.home}+${createHash('sha1').update(asked).digest('hex').slice(0, 10)}` : this.home;
+    if (fs.existsSync(path.join(this.dir, '.config'))) return;
+    this.seedSandbox();
+    if (fs.existsSync(path.join(this.dir, '.config'))) return;
+    const prepared = (d: string) => fs.existsSync(path.join(d, '.kseries-prepared'));
+    const seeds = [this.home, ...this.variants()].filter((d) => d !== this.dir && fs.existsSync(path.join(d, '.config')));
+    const seed = seeds.find(prepared) ?? seeds[0];
+    if (seed) copyBuild(seed, this.dir, { objects: false });
+    // The folders used longest ago go (each run marks its own, .kseries-asked), so the cache stays bounded.
+    const used = (d: string) => fs.statSync(path.join(d, '.kseries-asked'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    const others = this.variants().filter((d) => d !== this.dir).sort((a, b) => used(b) - used(a));
+    for (const d of others.slice(VARIANTS_KEPT - 1)) fs.rmSync(d, { recursive: true, force: true });
+  }
+
+  /** The folders of asked symbol sets beside the home. */
+  private variants(): string[] {
+    const parent = path.dirname(this.home);
+    const prefix = `${path.basename(this.home)}+`;
+    return fs.existsSync(parent) ? fs.readdirSync(parent).filter((n) => n.startsWith(prefix)).map((n) => path.join(parent, n)) : [];
   }
 
   /**
@@ -385,19 +430,20 @@ export class KernelBuild {
    */
   objectsDependingOn(header: string): string[] {
     const needle = `${this.source}/${header}`;
-    const found: string[] = [];
-    const walk = (dir: string) => {
+    const found = new Set<string>();
+    const walk = (root: string, dir: string) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
         const full = path.join(dir, e.name);
         if (e.isDirectory()) {
-          if (!['scripts', 'tools', 'include', 'arch/x86/tools'].includes(path.relative(this.buildDir, full))) walk(full);
+          if (!['scripts', 'tools', 'include', 'arch/x86/tools'].includes(path.relative(root, full))) walk(root, full);
         } else if (/^\..+\.o\.cmd$/.test(e.name) && fs.readFileSync(full, 'utf8').includes(needle)) {
-          found.push(path.relative(this.buildDir, path.join(dir, e.name.slice(1, -4))));
+          found.add(path.relative(root, path.join(dir, e.name.slice(1, -4))));
         }
       }
     };
-    if (fs.existsSync(this.buildDir)) walk(this.buildDir);
-    return found.filter((o) => fs.existsSync(path.join(this.source, o.replace(/\.o$/, '.c')))).sort();
+    // Every folder of this build: each run's objects are in the folder of the symbols it asked for.
+    for (const root of new Set([this.home, ...this.variants(), this.dir])) if (fs.existsSync(root)) walk(root, root);
+    return [...found].filter((o) => fs.existsSync(path.join(this.source, o.replace(/\.o$/, '.c')))).sort();
   }
 
   private async mustMake(args: string[], buildDir = this.buildDir): Promise<void> {
@@ -511,6 +557,19 @@ function configFileHash(file: string): string {
     throw new UsageError(`--config ${file}: no such file`, `give ${NAMED_CONFIGS.join(', ')} or the path of a .config file`);
   }
   return createHash('sha1').update(text).digest('hex').slice(0, 12);
+}
+
+/**
+ * Copy a build directory: its configuration and the prepared tree (generated headers, host programs, objtool); the
+ * kernel's own objects and archives too for a twin of the same configuration, not for one of other symbols (they are
+ * compiled again where needed, mostly from ccache).
+ */
+function copyBuild(from: string, to: string, opts: { objects: boolean }): void {
+  fs.rmSync(to, { recursive: true, force: true });
+  if (opts.objects) return fs.cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+  const own = (rel: string) => /^(tools|scripts|arch\/[^/]+\/tools)\//.test(rel);
+  const kernelOutput = (rel: string) => !own(rel) && (/\.(o|a|ko)$/.test(rel) || /(^|\/)\.[^/]+\.(o|a|ko)\.cmd$/.test(rel) || /^\.?vmlinux/.test(rel));
+  fs.cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true, filter: (src) => !kernelOutput(path.relative(from, src)) });
 }
 
 function readJson<T>(file: string): T | undefined {

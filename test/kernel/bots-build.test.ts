@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
+import { recordMakes } from '../../src/tools/make.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { cli, git, userTree } from '../helpers/tree.js';
 
@@ -54,6 +55,24 @@ test('objects x86-64 can build are built: continued lines, plain alternatives, s
   expect(p!.build.objects).toEqual(FILES.map((f) => f.replace(/\.c$/, '.o')));
   expect(p!.build.status).toBe('ok');
   console.log(`built with ${report.compiler}; switched on: ${report.configAsBuilt?.on.join(' ')}`);
+});
+
+test('each set of symbols keeps its build folder: a range checked again after one that asked for other symbols neither configures nor prepares', async () => {
+  const base = git(tree.root, 'rev-parse', 'HEAD').trim();
+  const drivers = commitEdits(tree.root, base, FILES);
+  const bcd = commitEdits(tree.root, base, ['lib/bcd.c']);
+  const check = (tip: string) => cli(['--tree', tree.root, 'check', '--range', `${base}..${tip}`, '--fresh', '--json']);
+  await check(drivers);
+  await check(bcd);
+  const makes: string[] = [];
+  recordMakes((c) => makes.push(c.args.filter((a) => !a.startsWith('-') && !a.includes('=')).join(' ')));
+  const again = await check(drivers).finally(() => recordMakes(undefined));
+  const [p] = (JSON.parse(again.out) as CheckReport).patches;
+  expect(p!.build).toMatchObject({ status: 'ok', objects: FILES.map((f) => f.replace(/\.c$/, '.o')), notBuilt: [] });
+  // Only compiles: no config target, olddefconfig or prepare in any build (gcc's, clang's).
+  expect(makes.filter((m) => /config|prepare/.test(m))).toEqual([]);
+  expect(makes.length).toBeGreaterThan(0);
+  console.log(`checked again: ${makes.length} makes, ${makes.join('; ')}`);
 });
 
 test("a kernel-doc comment that names a parameter the function lacks: W=1's kernel-doc warnings are new warnings", async () => {
