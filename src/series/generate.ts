@@ -330,6 +330,17 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
   });
 }
 
+/** The trailers a recipe's body may end with, which the Signed-off-by joins (one block, as git interpret-trailers reads it). */
+const TRAILER = /^(Fixes|Link|Closes|Reported-by|Suggested-by|Cc): \S/;
+
+/** Subject, body and the author's Signed-off-by: below the body's own trailers, else after a blank line. */
+export function commitMessage(patch: { subject: string; body: string }, author: string): string {
+  const body = patch.body.trim();
+  const last = body.split('\n\n').pop() ?? '';
+  const joiner = !body ? '' : last.split('\n').every((l) => TRAILER.test(l)) ? `${body}\n` : `${body}\n\n`;
+  return `${patch.subject}\n\n${joiner}Signed-off-by: ${author}\n`;
+}
+
 /** Commit the patches on `base` (objects only: no checkout, no branch); returns the tip. */
 async function commitPlan(tree: KernelTree, base: string, patches: PlannedPatch[], author: string) {
   const { name, email } = splitIdent(author);
@@ -338,7 +349,7 @@ async function commitPlan(tree: KernelTree, base: string, patches: PlannedPatch[
   const ids = await commitChain(
     tree.root,
     base,
-    patches.map((patch) => ({ changes: patch.changes, env, message: `${patch.subject}\n\n${patch.body ? `${patch.body}\n\n` : ''}Signed-off-by: ${author}\n` })),
+    patches.map((patch) => ({ changes: patch.changes, env, message: commitMessage(patch, author) })),
     kseriesDir(tree),
   );
   return { tip: ids[ids.length - 1]!, commits: ids.map((sha, i) => ({ sha, subject: patches[i]!.subject })) };

@@ -31,7 +31,7 @@ test('a tree whose opt.c differs stops the plan with the anchor and the file', a
   const files: Record<string, string> = { 'arch/x86/kernel/kprobes/opt.c': 'static int can_optimize(unsigned long paddr)\n{\n}\n' };
   const plan = planSeries({ recipe, given: {}, tree, readBase: async (f) => files[f] });
   await expect(plan).rejects.toThrow(ApplyError);
-  await expect(plan).rejects.toThrow(/^kprobe-post: patches\[0\]\.edits\[0\]: anchor ".*Decode whole function.*" matches 0 lines of arch\/x86\/kernel\/kprobes\/opt\.c$/);
+  await expect(plan).rejects.toThrow(/^kprobe-post: patches\[0\]\.edits\[0\]: anchor ".*Check whether insn jumps.*" matches 0 lines of arch\/x86\/kernel\/kprobes\/opt\.c$/);
 });
 
 test('a tree whose register_kprobe() is split into __register_kprobe() with guard() is refused in one line, before any edit', async () => {
