@@ -34,7 +34,10 @@ export function postOnlyProbes(patch: string): PostOnlyProbe[] {
 
 export const kprobePostProver: Prover = {
   id: 'kprobe-post',
-  statement: (proofs) => `in the built objects (objdump), the kprobe analyzer judged the site of every post_handler-only kprobe the patches add (${proofs.length} probe${proofs.length === 1 ? '' : 's'})`,
+  // Only the probes a patch declares with a .symbol_name in the file that defines the symbol: one whose address is set
+  // at run time is not judged, and the sentence says so rather than "every".
+  statement: (proofs) =>
+    `in the built objects (objdump), the kprobe analyzer judged the sites of the post_handler-only kprobes the patches declare with a .symbol_name of the same file (${proofs.map((p) => p.claim.split(',')[0]).join(', ')}); a probe given its address at run time is not judged`,
   contents: ['.altinstructions'],
   objectsToProve: (patch) => [...new Set(postOnlyProbes(patch).map((p) => p.object))],
   prove(patch: string, objects: Map<string, ObjectAround>): ObjectProof[] {

@@ -58,6 +58,10 @@ export const checkpatchCheck: PatchCheck<'checkpatch'> = {
     const errors = r.patches.reduce((n, p) => n + p.checkpatch.errors, 0);
     const warnings = r.patches.reduce((n, p) => n + p.checkpatch.warnings, 0);
     if (errors) return undefined;
-    return warnings === 0 ? 'checkpatch.pl reports no errors or warnings' : 'checkpatch.pl reports no errors';
+    // What checkpatch printed that the tree answers (a new file MAINTAINERS covers, a commit a tree without history
+    // cannot look up) is said too: the report holds it, so "no warnings" alone would not be true.
+    const answered = [...new Set(r.patches.flatMap((p) => p.checkpatch.findings.filter((f) => f.fromTree).map((f) => f.type)))];
+    const besides = answered.length ? ` of the patches' own (it also prints ${answered.join(', ')}, which the tree answers: see the report)` : '';
+    return warnings === 0 ? `checkpatch.pl reports no errors or warnings${besides}` : `checkpatch.pl reports no errors${besides}`;
   },
 };
