@@ -121,7 +121,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('out', opt.out('output folder (default ./out)'))
         .option('rfc', { type: 'boolean', describe: 'subjects [RFC PATCH ...] (default: as the recipe says; --no-rfc)' })
         .option('subject-prefix', { type: 'string', coerce: checks.text('--subject-prefix'), describe: 'instead of PATCH, e.g. "PATCH net-next"' })
-        .option('cc-all', { type: 'boolean', describe: "every patch to everyone the series' patches go to (default: as the recipe says; --no-cc-all)" })
+        .option('cc-all', { type: 'boolean', describe: "every patch to everyone the series' code patches go to, linux-doc only on documentation patches (default: as the recipe says; --no-cc-all)" })
         .option('notes', { type: 'string', coerce: asList, describe: 'a change since the previous version (repeat)' })
         .option('force', { type: 'boolean', default: false, describe: 'emit even though the last kseries check failed' })
         .option('to', { type: 'string', coerce: asList, describe: 'extra To for every message' })

@@ -98,14 +98,17 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       const changed = mailFiles(fs.readFileSync(file, 'utf8'));
       // Not the people of an entry that names a patch's file only by an N: keyword; To: those who apply it.
       const [named, sections] = await Promise.all([runGetMaintainer(tree.root, file, { useGit }), sectionsPerFile(tree.root, changed)]);
-      return { ...withoutKeywordOnly(named, changed, entries), appliers: toEntries(changed, sections, entries, true), owners: toEntries(changed, sections, entries) };
+      const docs = changed.length > 0 && changed.every((c) => c.startsWith('Documentation/'));
+      return { ...withoutKeywordOnly(named, changed, entries), appliers: toEntries(changed, sections, entries, true), owners: toEntries(changed, sections, entries), docs };
     });
     const patchRecipients = recipients.filter((r): r is NonNullable<typeof r> => r !== undefined);
     // The cover, and every patch of a series that goes to everyone (ccAll), To: the people who apply the series.
-    const union = addressedTo(
-      { to: unique(patchRecipients.flatMap((r) => r.to)), cc: unique(patchRecipients.flatMap((r) => r.cc)), entries: mergedEntries(patchRecipients.map((r) => r.entries ?? {})) },
-      seriesAppliers(patchRecipients.map((r) => r.appliers)),
-    );
+    const appliers = seriesAppliers(patchRecipients.map((r) => r.appliers));
+    const unionOf = (rs: typeof patchRecipients) => addressedTo({ to: unique(rs.flatMap((r) => r.to)), cc: unique(rs.flatMap((r) => r.cc)), entries: mergedEntries(rs.map((r) => r.entries ?? {})) }, appliers);
+    const union = unionOf(patchRecipients);
+    // With ccAll, a code patch goes to everyone the code patches go to: those only a documentation patch names
+    // (linux-doc, the documentation maintainer) get that patch and the cover, not the code.
+    const codeUnion = unionOf(patchRecipients.filter((r) => !r.docs));
     const commits = (await gitRaw(tree.root, ['rev-list', '--reverse', `${rec.base}..${rec.tip}`])).trim().split('\n');
     const idOf = (index: number) => `<kseries-${rec.name}-v${rec.version}-${index}-${(index === 0 ? rec.tip : commits[index - 1]!).slice(0, 12)}@${domain}>`;
     const threadRoot = idOf(count > 1 ? 0 : 1);
@@ -125,7 +128,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
         if (below) mail.body = addPatchChangelog(mail.body, below);
       }
       const mine = recipients[i];
-      const own = isCover || ccAll || !mine ? union : addressedTo(mine, mine.owners);
+      const own = isCover || !mine || (ccAll && mine.docs) ? union : ccAll ? codeUnion : addressedTo(mine, mine.owners);
       const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
       const cc = unique([...own.cc, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
       const messageId = idOf(index);

@@ -114,6 +114,9 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
     const head = text.slice(0, text.indexOf('\n\n'));
     expect(head).toContain('mhiramat@kernel.org');
     expect(head).toContain('linux-trace-kernel@vger.kernel.org');
+    // The documentation list only on the documentation patch (and the cover): the code patches are not its matter.
+    if (f.includes('Documentation-kprobes')) expect(head).toContain('linux-doc@vger.kernel.org');
+    else expect(head).not.toContain('linux-doc@vger.kernel.org');
     // Clean, but for the sample's new file, which MAINTAINERS covers already (KPROBES: F: samples/kprobes).
     const found = await checkpatchMail(tree.root, text, { history: false });
     expect(found.findings.filter((x) => !x.fromTree)).toEqual([]);
