@@ -148,6 +148,14 @@ async function onTinyKernel(tree: KernelTree, commit: string, slot: KunitSlot, c
   return typeof fell === 'string' ? onKunitPyKernel(tree, commit, slot, config, fell, opts) : fell;
 }
 
+/**
+ * At `commit` in kunit.py's own start, as a maintainer runs the tests (`kunit.py run --arch=x86_64 --kunitconfig=...`):
+ * its x86_64 QEMU config and the kunitconfig, olddefconfig'd, in a build directory of its own.
+ */
+export function runKunitPyAt(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions = {}): Promise<KunitResult> {
+  return onKunitPyKernel(tree, commit, slot, config, why, opts);
+}
+
 /** In kunit.py's own start (olddefconfig of the kunitconfig), in a build directory of its own. */
 function onKunitPyKernel(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions): Promise<KunitResult> {
   return withKunitSource(tree, commit, opts, (source) => {

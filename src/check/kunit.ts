@@ -1,6 +1,6 @@
 // KUnit evidence for a range: the tests of a kunitconfig on the base and on the tip, compared, and (for a kprobe
 // series) the census of the tip's test kernel. The base's tests must pass on both; the tests the series adds must pass.
-import { bootRefuses, kunitKernelLabel, kunitLines, runKunitAt, runKunitOnBuild, type KunitKernel, type KunitOptions, type KunitResult, type KunitRun, type KunitSlot } from '../boot/kunit.js';
+import { bootRefuses, kunitKernelLabel, kunitLines, runKunitAt, runKunitOnBuild, runKunitPyAt, type KunitKernel, type KunitOptions, type KunitResult, type KunitRun, type KunitSlot } from '../boot/kunit.js';
 import { withBootKernel } from '../measure/kernel.js';
 import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
 import { codeDigest, keptResult } from '../kept.js';
@@ -8,6 +8,9 @@ import { withProgress, type OnProgress } from '../progress.js';
 import { gitRaw } from '../tools/git.js';
 import type { KunitSpec } from '../templates/manifest.js';
 import type { KernelTree } from '../tree/tree.js';
+
+/** How reports name kunit.py's own configuration (boot/kunit.ts). */
+const KUNIT_PY = "kunit.py's config";
 
 export interface KunitReport {
   config: string[];
@@ -20,6 +23,11 @@ export interface KunitReport {
   series: KunitRun;
   /** Tests that run on the series and not on the base. */
   added: string[];
+  /**
+   * The series' tests again in kunit.py's own configuration, as a maintainer runs them (`kunit.py run` with the same
+   * kunitconfig), with its settings; absent where the test kernel above was that one already.
+   */
+  standard?: KunitRun & { kernel: KunitKernel };
   /** What fails the check; empty when the tests of the base and of the series all pass. */
   problems: string[];
   ok: boolean;
@@ -64,6 +72,13 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
   const series = await kunitAt(tree, range.tip, range.base, 'series', spec.config, { ...at, accel: base.accel, inside });
   const accel = base.accel ?? series.accel;
   if (base.kernel.why) log(`KUnit: the test kernel is ${kunitKernelLabel(base.kernel)}, ${base.kernel.why}`);
+  // Tests that pass in kseries' test kernel must pass where maintainers run them too: kunit.py's own configuration
+  // differs (PREEMPT_DYNAMIC, more of the kernel), and a test may depend on it.
+  let standard: KunitResult | undefined;
+  if (series.kernel.name !== KUNIT_PY) {
+    log("KUnit: the series' tests again in kunit.py's own configuration, as maintainers run them");
+    standard = await runKunitPyAt(tree, range.tip, 'series', spec.config, "kunit.py run's own configuration, as maintainers run it", { ...at, accel: base.accel });
+  }
   const report: KunitReport = {
     config: spec.config,
     accel: accel?.accel ?? 'tcg',
@@ -72,8 +87,9 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
     base: base.run,
     series: series.run,
     added: [],
-    problems: compare(base.run, series.run),
+    problems: [...compare(base.run, series.run), ...(standard ? compare(base.run, standard.run, { series: "series in kunit.py's own configuration", base: false }) : [])],
     ok: false,
+    ...(standard ? { standard: { ...standard.run, kernel: standard.kernel } } : {}),
   };
   const names = (r: KunitRun) => new Set(r.tests.map((t) => `${t.suite}.${t.name}`));
   const before = names(base.run);
@@ -104,18 +120,18 @@ async function kunitAt(tree: KernelTree, commit: string, candidatesAt: string, s
 }
 
 /** What fails: a kernel that does not build or boot, a failing test, a test of the base that no longer runs. */
-function compare(base: KunitRun, series: KunitRun): string[] {
+function compare(base: KunitRun, series: KunitRun, names: { series: string; base: boolean } = { series: 'series', base: true }): string[] {
   const problems: string[] = [];
   const broken = (r: KunitRun, what: string) => {
     if (r.status === 'build-failed') problems.push(`the ${what}'s KUnit kernel does not build: ${r.log?.slice(-3).join(' / ')}`);
     if (r.status === 'crashed') problems.push(`the ${what}'s KUnit kernel reported no test results: ${r.log?.slice(-3).join(' / ')}`);
     for (const t of r.tests) if (t.status !== 'PASS' && t.status !== 'SKIP') problems.push(`${t.suite}.${t.name} ${t.status} on the ${what}`);
   };
-  broken(base, 'base');
-  broken(series, 'series');
+  if (names.base) broken(base, 'base');
+  broken(series, names.series);
   const after = new Set(series.tests.map((t) => `${t.suite}.${t.name}`));
   if (series.status !== 'build-failed' && series.status !== 'crashed') {
-    for (const t of base.tests) if (!after.has(`${t.suite}.${t.name}`)) problems.push(`${t.suite}.${t.name} runs on the base and not on the series`);
+    for (const t of base.tests) if (!after.has(`${t.suite}.${t.name}`)) problems.push(`${t.suite}.${t.name} runs on the base and not on the ${names.series}`);
   }
   return problems;
 }

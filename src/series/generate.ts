@@ -135,6 +135,7 @@ function kunitVars(k: KunitReport): TemplateVars {
     base: run(k.base),
     series: run(k.series),
     added: k.added.map((n) => n.replace(/^[^.]*\./, '')),
+    standard: k.standard ? run(k.standard) : false,
     problems: k.problems,
     census: c
       ? {

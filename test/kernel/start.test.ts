@@ -90,6 +90,9 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
   expect(kr.failed).toBe(false);
   expect(kr.patches.map((p) => p.build.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'skipped']);
   expect(kr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 7 }, series: { status: 'passed', passed: 16 } });
+  // And where maintainers run them: kunit.py's own configuration (PREEMPT_DYNAMIC there, not in kseries' kernel).
+  expect(kr.kunit!.standard).toMatchObject({ status: 'passed', passed: 16, kernel: { name: "kunit.py's config" } });
+  console.log(`kunit.py's own configuration: ${JSON.stringify(kr.kunit!.standard!.settings)}`);
   expect(kr.kunit!.added).toEqual([...['moved', 'regs', 'aggregated', 'disable', 'ip', 'not_moved', 'not_asked', 'refused'].map((c) => `kprobes_test.test_kprobe_post_${c}`), 'kprobes_test.test_kprobe_cold_jump']);
   expect(kr.kunit!.series.settings?.map((x) => x.name)).toContain('CONFIG_OPTPROBES');
   // The generic patch is built as the bots build kprobes.c: x86-64 with gcc and clang, and the recipe's arches (i386,

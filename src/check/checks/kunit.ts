@@ -21,7 +21,8 @@ export const kunitCheck: SeriesCheck<'kunit'> = {
   /** "KUnit kprobes_test (x86_64 minimal+lockdep + kunitconfig under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
   statement(k) {
     const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
-    return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series`;
+    const standard = k.standard ? `, and ${k.standard.passed} of ${k.standard.tests.length} with the series in kunit.py's own configuration (kunit.py run)` : '';
+    return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series${standard}`;
   },
 };
 
@@ -30,9 +31,10 @@ function formatKunit(k: KunitReport): string[] {
   const run = (what: string, x: KunitReport['base']) =>
     `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s${x.compiler ? ` with ${x.compiler}` : ''}, run ${x.runSeconds} s)`;
   const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}${k.kernel.why ? `; ${k.kernel.why}` : ''})${keptNote(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
+  if (k.standard) out.push(run("series in kunit.py's own configuration", k.standard) + (k.standard.settings?.length ? `: ${k.standard.settings.map((x) => `${x.name}=${x.value}`).join(', ')}` : ''));
   if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
   for (const p of k.problems) out.push(`  error: ${p}`);
-  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? [])].slice(-10)) out.push(`    | ${l}`);
+  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? []), ...(k.standard?.log ?? [])].slice(-10)) out.push(`    | ${l}`);
   const c = k.census;
   if (c) {
     out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions of ${c.objects} objects (${c.seconds} s):`);
