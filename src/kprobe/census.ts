@@ -9,6 +9,8 @@ import { primaryReason, type ReasonKind } from './verdict.js';
 export interface Census {
   objects: number;
   functions: number;
+  /** Functions GCC split off as <function>.cold[.N]: the parts the .cold fix decodes (none in a kernel built -Os). */
+  coldParts: number;
   sites: number;
   /** Sites where the object code proves the probe may move (the analyzer's `safe`). */
   move: number;
@@ -34,7 +36,7 @@ export function kernelObjects(buildDir: string): Promise<string[]> {
 /** Analyze `objects` (relative to `buildDir`), as many at once as there are cores. */
 export async function kprobeCensus(buildDir: string, objects: string[]): Promise<Census> {
   const started = Date.now();
-  const c: Census = { objects: objects.length, functions: 0, sites: 0, move: 0, stay: 0, stayBy: {}, x86: { move: 0, disagree: 0, disagreeBy: {}, examples: {} }, seconds: 0 };
+  const c: Census = { objects: objects.length, functions: 0, coldParts: 0, sites: 0, move: 0, stay: 0, stayBy: {}, x86: { move: 0, disagree: 0, disagreeBy: {}, examples: {} }, seconds: 0 };
   let next = 0;
   const worker = async () => {
     while (next < objects.length) {
@@ -42,6 +44,7 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
       const analysis = new ObjectAnalysis(object, await readObjectCode(path.join(buildDir, object), { contents: ['.altinstructions'], rawBytes: false }));
       for (const fn of analysis.functions()) {
         c.functions++;
+        if (/\.cold(\.\d+)?$/.test(fn.name)) c.coldParts++;
         for (const site of analysis.sitesOf(fn)) {
           c.sites++;
           const reason = primaryReason(site);

@@ -131,6 +131,8 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
   expect(kcover.replace(/\n/g, ' ')).toMatch(/7 of 7 tests passed on the base, 16 of 16 with the series/);
   expect(kcover.replace(/\n/g, ' ')).toMatch(/KUnit kprobes_test \(x86_64 (minimal\+lockdep|tinyconfig|kunit.py's config) \+ kunitconfig under QEMU, (KVM|TCG)\) passes 7 of 7 tests on the base and 16 of 16 with the series/);
   expect(kcover.replace(/\n/g, ' ')).toMatch(new RegExp(`Of ${census.sites} sites, ${census.move} could move and ${census.stay} stay`));
+  // The census's conditions beside its figures: no modules, BUG, -Os, and how many .cold parts that kernel has.
+  expect(kcover.replace(/\n/g, ' ')).toMatch(new RegExp(`built with CONFIG_MODULES=[yn], CONFIG_BUG=[yn], CONFIG_CC_OPTIMIZE_FOR_SIZE=[yn], and GCC split ${census.coldParts} \\.cold parts? off its functions`));
   expect(git(tree.root, 'show', 'kseries/kprobe-post/v1:arch/x86/kernel/kprobes/core.c')).toContain('kprobe_opcode_t *arch_kprobe_next_insn(kprobe_opcode_t *addr)');
   expect(git(tree.root, 'show', 'kseries/kprobe-post/v1:arch/x86/kernel/kprobes/opt.c')).toMatch(/static int insns_avoid_range\(unsigned long start, unsigned long size,/);
   // From an empty cache start builds one kernel (measure, the lockdep boots and KUnit) and the drafts' defconfig objects.

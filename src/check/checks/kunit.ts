@@ -37,7 +37,7 @@ function formatKunit(k: KunitReport): string[] {
   for (const l of [...(k.base.log ?? []), ...(k.series.log ?? []), ...(k.standard?.log ?? [])].slice(-10)) out.push(`    | ${l}`);
   const c = k.census;
   if (c) {
-    out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions of ${c.objects} objects (${c.seconds} s):`);
+    out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions (${c.coldParts} of them .cold parts) of ${c.objects} objects (${c.seconds} s):`);
     out.push(`    a post_handler probe may move on ${c.move}, stays on ${c.stay}: ${Object.entries(c.stayBy).sort((a, b) => b[1]! - a[1]!).map(([r, n]) => `${r} ${n}`).join(', ')}`);
     out.push(`    the series' x86 rule moves ${c.x86.move}; of those the object code keeps ${c.x86.disagree}: ${Object.entries(c.x86.disagreeBy).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
   }
