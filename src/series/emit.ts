@@ -130,7 +130,10 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       const mine = recipients[i];
       const own = isCover || !mine || (ccAll && mine.docs) ? union : ccAll ? codeUnion : addressedTo(mine, mine.owners);
       const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
-      const cc = unique([...own.cc, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
+      // The entries the recipe names for a patch (by meaning, not path): on that patch and the cover.
+      const named = isCover ? Object.values(rec.patchCc ?? {}).flat() : (rec.patchCc?.[subjectOf(mail.headers)] ?? []);
+      const extra = entries.filter((e) => named.includes(e.name)).flatMap((e) => [...e.maintainers, ...(e.reviewers ?? []), ...e.lists.map((l) => l.replace(/\s.*$/, ''))]);
+      const cc = unique([...own.cc, ...extra, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
       const messageId = idOf(index);
       const inReplyTo = messageId === threadRoot ? undefined : threadRoot;
       mail.headers = setHeaders(mail.headers, [
@@ -155,6 +158,11 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
 }
 
 /** Per address, every entry any patch named it for. */
+/** A patch mail's subject without its [PATCH ...] prefix: the commit subject the series record keys by. */
+function subjectOf(headers: string): string {
+  return (getHeader(headers, 'Subject') ?? '').replace(/\s+/g, ' ').replace(/^\[[^\]]*\]\s*/, '').trim();
+}
+
 function mergedEntries(maps: Record<string, string[]>[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const m of maps) for (const [a, es] of Object.entries(m)) out[a] = unique([...(out[a] ?? []), ...es]);

@@ -326,6 +326,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
       createdAt: new Date().toISOString(),
       ...(plan.rfc ? { rfc: true } : {}),
       ...(plan.ccAll ? { ccAll: true } : {}),
+      ...(plan.patches.some((p) => p.cc) ? { patchCc: Object.fromEntries(plan.patches.flatMap((p) => (p.cc ? [[p.subject, p.cc]] : []))) } : {}),
       ...(plan.subjectTag ? { subjectTag: plan.subjectTag } : {}),
       ...(plan.remarks ? { remarks: plan.remarks } : {}),
     });

@@ -5,6 +5,7 @@ import { cocciRequest, diffFiles, locateScript } from '../edits/cocci.js';
 import { applyEdit, type InsertPosition, type RenderedEdit } from '../edits/apply.js';
 import { FileOverlay, type FileChange, type ReadBase } from '../edits/overlay.js';
 import type { LoadedRecipe } from '../recipes/load.js';
+import { parseSections } from '../subsystems/maintainers.js';
 import type { RecipeContext } from '../recipes/types.js';
 import type { EditSpec } from '../templates/manifest.js';
 import { resolveParams, type Params } from '../templates/params.js';
@@ -14,6 +15,8 @@ export interface PlannedPatch {
   subject: string;
   body: string;
   changes: FileChange[];
+  /** MAINTAINERS entries Cc'd besides get_maintainer.pl's (the recipe's cc). */
+  cc?: string[];
 }
 
 export interface SeriesPlan {
@@ -109,7 +112,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
       const subject = oneLine(inline(spec.subject, `${where}.subject`)(patchVars), `${manifest.id}: ${where}.subject`);
       const changes = files.changes();
       if (changes.length === 0) throw new ApplyError(`${manifest.id}: patch "${subject}" changes nothing`, 'check its edits');
-      patches.push({ subject, body: templates.file(spec.body)(patchVars).trim(), changes });
+      patches.push({ subject, body: templates.file(spec.body)(patchVars).trim(), changes, ...(spec.cc ? { cc: await knownEntries(spec.cc, readBase, `${manifest.id}: ${where}.cc`) } : {}) });
       const previous = files;
       files = new FileOverlay((f) => previous.read(f));
     }
@@ -129,6 +132,14 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
     ...(manifest.ccAll ? { ccAll: true } : {}),
     ...(typeof vars.subjectTag === 'string' && vars.subjectTag ? { subjectTag: vars.subjectTag } : {}),
   };
+}
+
+/** The entry names, each checked against the tree's MAINTAINERS: a name it lacks stops the plan in one line. */
+async function knownEntries(names: string[], readBase: ReadBase, where: string): Promise<string[]> {
+  const present = new Set(parseSections((await readBase('MAINTAINERS')) ?? '').map((e) => e.name));
+  const missing = names.find((n) => !present.has(n));
+  if (missing) throw new RecipeError(`${where}: this tree's MAINTAINERS has no entry "${missing}"`, "name an entry as its first line in MAINTAINERS spells it");
+  return names;
 }
 
 /** One line for a tree of a shape the recipe says it was not written for, before any edit is tried. */

@@ -26,6 +26,8 @@ export interface SeriesRecord {
   subjectTag?: string;
   /** Every patch goes to everyone any patch of the series goes to (the recipe's ccAll). */
   ccAll?: boolean;
+  /** Per patch subject, the MAINTAINERS entries it is Cc'd to besides get_maintainer.pl's (the recipe's cc). */
+  patchCc?: Record<string, string[]>;
 }
 
 export function branchName(name: string, version: number): string {

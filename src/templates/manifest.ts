@@ -38,6 +38,11 @@ export interface PatchSpec {
   edits: EditSpec[];
   /** Name of a list variable: one patch per element, the element's fields added to the variables. */
   each?: string;
+  /**
+   * MAINTAINERS entries (by name) whose people and lists this patch is Cc'd to besides what get_maintainer.pl names
+   * for its files: the owners of what it changes by meaning, not by path (OBJTOOL for how GCC splits a function).
+   */
+  cc?: string[];
 }
 
 export interface Manifest {
@@ -153,6 +158,13 @@ function readKunit(raw: unknown, where: string): KunitSpec {
   return { config: k.config as string[], kprobeCensus: k.kprobeCensus === true, show: show as string[] };
 }
 
+function entryNames(raw: unknown, where: string): string[] {
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((x) => typeof x === 'string' && x.trim() !== '')) {
+    throw new RecipeError(`${where}: must be a list of MAINTAINERS entry names`, 'e.g. ["OBJTOOL"], as the entry\'s first line spells it');
+  }
+  return raw as string[];
+}
+
 function readPatch(raw: unknown, where: string): PatchSpec {
   const p = object(raw, where);
   if (!Array.isArray(p.edits) || p.edits.length === 0) throw new RecipeError(`${where}.edits: must be a non-empty list`, 'a patch needs at least one edit');
@@ -161,6 +173,7 @@ function readPatch(raw: unknown, where: string): PatchSpec {
     body: str(p.body, `${where}.body`),
     each: p.each === undefined ? undefined : str(p.each, `${where}.each`),
     edits: p.edits.map((e, i) => readEdit(e, `${where}.edits[${i}]`)),
+    ...(p.cc === undefined ? {} : { cc: entryNames(p.cc, `${where}.cc`) }),
   };
 }
 

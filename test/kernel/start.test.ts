@@ -120,6 +120,9 @@ test('start makes the static-keys demo and the kprobe-post RFC: generated, built
     // The documentation list only on the documentation patch (and the cover): the code patches are not its matter.
     if (f.includes('Documentation-kprobes')) expect(head).toContain('linux-doc@vger.kernel.org');
     else expect(head).not.toContain('linux-doc@vger.kernel.org');
+    // objtool's maintainers, who define how a .cold part belongs to its function, on the .cold fix alone.
+    if (f.includes('cold-part')) expect(head).toContain('jpoimboe@kernel.org');
+    else expect(head).not.toContain('jpoimboe@kernel.org');
     // Clean, but for the sample's new file, which MAINTAINERS covers already (KPROBES: F: samples/kprobes).
     const found = await checkpatchMail(tree.root, text, { history: false });
     expect(found.findings.filter((x) => !x.fromTree)).toEqual([]);

@@ -42,10 +42,15 @@ test.each([
   ['a move without a destination', { ...GOOD, patches: [{ subject: 's', body: 'b', edits: [{ kind: 'move', file: 'f', anchor: 'a' }] }] }, /edits\[0\]\.to: must be an object/],
   ['no cover for two patches', { ...GOOD, cover: undefined, patches: [GOOD.patches[0], GOOD.patches[0]] }, /cover: a recipe of 2 patches needs a cover letter/],
   ['a cover that is no object', { ...GOOD, cover: 'c.hbs' }, /cover: must be an object/],
+  ['a patch cc that is no list of entry names', { ...GOOD, patches: [{ ...GOOD.patches[0], cc: 'OBJTOOL' }] }, /patches\[0\]\.cc: must be a list of MAINTAINERS entry names/],
 ])('a manifest with %s is refused, naming the field', (_what, manifest, message) => {
   const dir = recipeDir(manifest);
   expect(() => readManifest(dir)).toThrow(RecipeError);
   expect(() => readManifest(dir)).toThrow(message);
+});
+
+test("a patch's cc names MAINTAINERS entries besides get_maintainer.pl's", () => {
+  expect(readManifest(recipeDir({ ...GOOD, patches: [{ ...GOOD.patches[0], cc: ['OBJTOOL'] }] })).patches[0]!.cc).toEqual(['OBJTOOL']);
 });
 
 test('a move edit is read with its destination, which shares its regex flag', () => {
