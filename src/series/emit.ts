@@ -9,6 +9,7 @@ import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { parseSections } from '../subsystems/maintainers.js';
+import { withoutTag } from '../subsystems/prefix.js';
 import { addressedTo, toEntries, withoutKeywordOnly } from '../subsystems/recipients.js';
 import { mailFiles } from '../check/tree-rules.js';
 import { runGetMaintainer, sectionsPerFile, unique, type Recipients } from '../tools/kernel-scripts.js';
@@ -157,12 +158,12 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   }
 }
 
-/** Per address, every entry any patch named it for. */
-/** A patch mail's subject without its [PATCH ...] prefix: the commit subject the series record keys by. */
+/** A patch mail's subject without its [PATCH ...] tag: the commit subject the series record keys by. */
 function subjectOf(headers: string): string {
-  return (getHeader(headers, 'Subject') ?? '').replace(/\s+/g, ' ').replace(/^\[[^\]]*\]\s*/, '').trim();
+  return withoutTag((getHeader(headers, 'Subject') ?? '').replace(/\s+/g, ' ')).trim();
 }
 
+/** Per address, every entry any patch named it for. */
 function mergedEntries(maps: Record<string, string[]>[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const m of maps) for (const [a, es] of Object.entries(m)) out[a] = unique([...(out[a] ?? []), ...es]);

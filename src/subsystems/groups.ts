@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Route } from './route.js';
 import { driverOf, siblingObjects, type Driver } from './module-name.js';
-import { choosePrefix, historyPrefix, type LoggedCommit, type PrefixChoice, type PrefixSource } from './prefix.js';
+import { choosePrefix, historyPrefix, withoutTag, type LoggedCommit, type PrefixChoice, type PrefixSource } from './prefix.js';
 
 export { historyPrefix } from './prefix.js';
 
@@ -223,7 +223,7 @@ export function historyCase(subjects: string[]): 'lower' | 'upper' | undefined {
   let upper = 0;
   for (const s of subjects) {
     if (/^(Revert|Merge|Reapply)\b/.test(s)) continue;
-    const m = /^(?:[\w.+/-]+: )+([a-zA-Z])/.exec(s.replace(/^\[[^\]]*\]\s*/, ''));
+    const m = /^(?:[\w.+/-]+: )+([a-zA-Z])/.exec(withoutTag(s));
     if (m) m[1]! === m[1]!.toLowerCase() ? lower++ : upper++;
   }
   return lower + upper === 0 ? undefined : lower > upper ? 'lower' : 'upper';

@@ -33,9 +33,14 @@ export interface LoggedCommit {
 /** How many of the newest subjects say which form is used "lately". */
 const LATELY = 12;
 
+/** A subject without its mail tag: "net: fix x" of "[PATCH net-next 2/3] net: fix x". */
+export function withoutTag(subject: string): string {
+  return subject.replace(/^\[[^\]]*\]\s*/, '');
+}
+
 /** The prefix of a subject ("net: dsa: mv88e6xxx" of "net: dsa: mv88e6xxx: fix ..."); undefined for reverts, merges and subjects without one. */
 export function prefixOfSubject(subject: string): string | undefined {
-  const s = subject.replace(/^\[[^\]]*\]\s*/, '');
+  const s = withoutTag(subject);
   if (/^(Revert|Merge|Reapply)\b/.test(s)) return undefined;
   return /^((?:[\w.+/,-]+: )*[\w.+/,-]+): \S/.exec(s)?.[1];
 }
@@ -108,7 +113,7 @@ function aboutFile(file: string, driver: Driver | undefined, guess: string | und
 function prefixAndNames(subject: string): { prefix: string; names: string[] } | undefined {
   const p = prefixOfSubject(subject);
   if (!p) return undefined;
-  const rest = subject.replace(/^\[[^\]]*\]\s*/, '').slice(p.length + 2);
+  const rest = withoutTag(subject).slice(p.length + 2);
   const named = /^(?:\(([\w.,/-]+)\)\s|([\w.-]+) - )/.exec(rest);
   const summary = named?.[1] ?? named?.[2];
   return { prefix: p, names: [...(summary ? [summary] : []), ...p.split(/: |\//)].map((n) => n.toLowerCase()) };
