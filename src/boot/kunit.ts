@@ -61,6 +61,9 @@ const KUNIT_BASE = ['64BIT', 'PRINTK', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOL
 const TEST_SYMBOL = /(^|_)(KUNIT|TESTS?)(_|$)/;
 
 /** Which kernel ran the tests: its configuration's name, and why not the one before it (boot kernel, tinyconfig). */
+/** How reports name kunit.py's own start as the test kernel. */
+export const KUNIT_PY = "kunit.py's config";
+
 export interface KunitKernel {
   /** "minimal+lockdep" (the boot kernel), "tinyconfig" or "kunit.py's config". */
   name: string;
@@ -149,19 +152,14 @@ async function onTinyKernel(tree: KernelTree, commit: string, slot: KunitSlot, c
 }
 
 /**
- * At `commit` in kunit.py's own start, as a maintainer runs the tests (`kunit.py run --arch=x86_64 --kunitconfig=...`):
- * its x86_64 QEMU config and the kunitconfig, olddefconfig'd, in a build directory of its own.
+ * In kunit.py's own start, as a maintainer runs the tests (`kunit.py run --arch=x86_64 --kunitconfig=...`): its x86_64
+ * QEMU config and the kunitconfig, olddefconfig'd, in a build directory of its own.
  */
-export function runKunitPyAt(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions = {}): Promise<KunitResult> {
-  return onKunitPyKernel(tree, commit, slot, config, why, opts);
-}
-
-/** In kunit.py's own start (olddefconfig of the kunitconfig), in a build directory of its own. */
-function onKunitPyKernel(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions): Promise<KunitResult> {
+export function onKunitPyKernel(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions = {}): Promise<KunitResult> {
   return withKunitSource(tree, commit, opts, (source) => {
     const buildDir = path.join(cacheDir(opts.env), 'build', 'shared', 'kunit.py-kunit');
     fs.mkdirSync(buildDir, { recursive: true });
-    return kunitPyBuilds(source, buildDir, commit, slot, config, { name: "kunit.py's config", why }, opts);
+    return kunitPyBuilds(source, buildDir, commit, slot, config, { name: KUNIT_PY, why }, opts);
   });
 }
 
@@ -188,7 +186,7 @@ async function kunitPyBuilds(source: string, buildDir: string, commit: string, s
   // The next run configures from tinyconfig again (configure() builds on a .config it finds).
   const replaced = seeded !== undefined && fs.existsSync(path.join(buildDir, '.config')) && symbols() !== seeded;
   if (replaced) fs.rmSync(path.join(buildDir, '.config'));
-  const ran = replaced ? { name: "kunit.py's config", why: 'not tinyconfig: kunit.py made a .config of its own' } : kernel;
+  const ran = replaced ? { name: KUNIT_PY, why: 'not tinyconfig: kunit.py made a .config of its own' } : kernel;
   const log = tail(`${built.stdout}\n${built.stderr}`);
   return execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, ran, opts);
 }

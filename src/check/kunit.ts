@@ -1,6 +1,6 @@
 // KUnit evidence for a range: the tests of a kunitconfig on the base and on the tip, compared, and (for a kprobe
 // series) the census of the tip's test kernel. The base's tests must pass on both; the tests the series adds must pass.
-import { bootRefuses, kunitKernelLabel, kunitLines, runKunitAt, runKunitOnBuild, runKunitPyAt, type KunitKernel, type KunitOptions, type KunitResult, type KunitRun, type KunitSlot } from '../boot/kunit.js';
+import { bootRefuses, KUNIT_PY, kunitKernelLabel, kunitLines, onKunitPyKernel, runKunitAt, runKunitOnBuild, type KunitKernel, type KunitOptions, type KunitResult, type KunitRun, type KunitSlot } from '../boot/kunit.js';
 import { withBootKernel } from '../measure/kernel.js';
 import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
 import { codeDigest, keptResult } from '../kept.js';
@@ -8,9 +8,6 @@ import { withProgress, type OnProgress } from '../progress.js';
 import { gitRaw } from '../tools/git.js';
 import type { KunitSpec } from '../templates/manifest.js';
 import type { KernelTree } from '../tree/tree.js';
-
-/** How reports name kunit.py's own configuration (boot/kunit.ts). */
-const KUNIT_PY = "kunit.py's config";
 
 export interface KunitReport {
   config: string[];
@@ -77,7 +74,7 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
   let standard: KunitResult | undefined;
   if (series.kernel.name !== KUNIT_PY) {
     log("KUnit: the series' tests again in kunit.py's own configuration, as maintainers run them");
-    standard = await runKunitPyAt(tree, range.tip, 'series', spec.config, "kunit.py run's own configuration, as maintainers run it", { ...at, accel: base.accel });
+    standard = await onKunitPyKernel(tree, range.tip, 'series', spec.config, "kunit.py run's own configuration, as maintainers run it", { ...at, accel: base.accel });
   }
   const report: KunitReport = {
     config: spec.config,
@@ -87,7 +84,7 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
     base: base.run,
     series: series.run,
     added: [],
-    problems: [...compare(base.run, series.run), ...(standard ? compare(base.run, standard.run, { series: "series in kunit.py's own configuration", base: false }) : [])],
+    problems: [...broken(base.run, 'base'), ...against(base.run, series.run, 'series'), ...(standard ? against(base.run, standard.run, "series in kunit.py's own configuration") : [])],
     ok: false,
     ...(standard ? { standard: { ...standard.run, kernel: standard.kernel } } : {}),
   };
@@ -119,19 +116,21 @@ async function kunitAt(tree: KernelTree, commit: string, candidatesAt: string, s
   return onBoot ?? runKunitAt(tree, commit, slot, config, refused!, opts);
 }
 
-/** What fails: a kernel that does not build or boot, a failing test, a test of the base that no longer runs. */
-function compare(base: KunitRun, series: KunitRun, names: { series: string; base: boolean } = { series: 'series', base: true }): string[] {
+/** What fails in one run (`what` names it): a kernel that does not build or boot, a failing test. */
+function broken(r: KunitRun, what: string): string[] {
   const problems: string[] = [];
-  const broken = (r: KunitRun, what: string) => {
-    if (r.status === 'build-failed') problems.push(`the ${what}'s KUnit kernel does not build: ${r.log?.slice(-3).join(' / ')}`);
-    if (r.status === 'crashed') problems.push(`the ${what}'s KUnit kernel reported no test results: ${r.log?.slice(-3).join(' / ')}`);
-    for (const t of r.tests) if (t.status !== 'PASS' && t.status !== 'SKIP') problems.push(`${t.suite}.${t.name} ${t.status} on the ${what}`);
-  };
-  if (names.base) broken(base, 'base');
-  broken(series, names.series);
+  if (r.status === 'build-failed') problems.push(`the ${what}'s KUnit kernel does not build: ${r.log?.slice(-3).join(' / ')}`);
+  if (r.status === 'crashed') problems.push(`the ${what}'s KUnit kernel reported no test results: ${r.log?.slice(-3).join(' / ')}`);
+  for (const t of r.tests) if (t.status !== 'PASS' && t.status !== 'SKIP') problems.push(`${t.suite}.${t.name} ${t.status} on the ${what}`);
+  return problems;
+}
+
+/** What fails in a run of the series against the base's: its own failures, and a test of the base that no longer runs. */
+function against(base: KunitRun, series: KunitRun, what: string): string[] {
+  const problems = broken(series, what);
   const after = new Set(series.tests.map((t) => `${t.suite}.${t.name}`));
   if (series.status !== 'build-failed' && series.status !== 'crashed') {
-    for (const t of base.tests) if (!after.has(`${t.suite}.${t.name}`)) problems.push(`${t.suite}.${t.name} runs on the base and not on the ${names.series}`);
+    for (const t of base.tests) if (!after.has(`${t.suite}.${t.name}`)) problems.push(`${t.suite}.${t.name} runs on the base and not on the ${what}`);
   }
   return problems;
 }
