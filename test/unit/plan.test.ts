@@ -144,3 +144,14 @@ test('the lock is re-entrant along one call chain, and the inner release keeps t
   expect(await outer).toEqual({ inner: String(process.pid), still: true });
   expect(fs.existsSync(lock)).toBe(false);
 });
+
+test("a patch's cc is checked against the tree's MAINTAINERS: an entry it has is kept, one it lacks stops the plan in one line", async () => {
+  const files = { 'body.hbs': 'Tidies.\n' };
+  const { cover: _, ...noCover } = MANIFEST;
+  const dir = recipe({ ...files, 'manifest.json': JSON.stringify({ ...noCover, patches: [{ ...MANIFEST.patches[1], cc: ['OBJTOOL'] }] }) });
+  const maintainers = (entry: string) => `${entry}\nM:\tJ Hacker <j@hacker.dev>\nF:\ttools/objtool/\n`;
+  const plan = (entry: string) =>
+    planSeries({ recipe: { manifest: readManifest(dir), code }, given: {}, tree: { root: '/nonexistent', version: '6.12' }, readBase: async (f) => (f === 'lib/list.c' ? '/* end */\n' : f === 'MAINTAINERS' ? maintainers(entry) : undefined) });
+  expect((await plan('OBJTOOL')).patches[0]!.cc).toEqual(['OBJTOOL']);
+  await expect(plan('OBJTOOLS')).rejects.toThrow(/^stub: patches\[0\]\.cc: this tree's MAINTAINERS has no entry "OBJTOOL"$/);
+});
