@@ -45,7 +45,10 @@ export interface KunitRun {
   settings?: { name: string; value: string }[];
 }
 
-export type KunitSlot = 'base' | 'series';
+export type KunitSlot = 'base' | 'series' | 'unfixed';
+
+/** A slot in a progress line: "building the KUnit kernel of the series without its fix". */
+const SLOT_TEXT: Record<KunitSlot, string> = { base: 'base', series: 'series', unfixed: 'series without its fix' };
 
 /** Seconds the booted test kernel may run its tests (TCG is slow; the kprobes suite takes about a second). */
 const EXEC_TIMEOUT = 300;
@@ -133,7 +136,7 @@ export function bootRefuses(config: string[], set: ReadonlySet<string>): string 
 export async function runKunitOnBuild(build: KernelBuild, name: string, commit: string, slot: KunitSlot, config: string[], opts: KunitOptions = {}): Promise<KunitResult> {
   const t = { source: build.source, buildDir: build.buildDir, kunitconfig: writeKunitconfig(build.buildDir, config) };
   const started = Date.now();
-  const image = await build.buildImage(`building the ${name} kernel of the ${slot} with KUnit`);
+  const image = await build.buildImage(`building the ${name} kernel of the ${SLOT_TEXT[slot]} with KUnit`);
   return execute(t, commit, slot, { ...image, seconds: seconds(started), compiler: build.compiler }, { name }, opts);
 }
 
@@ -182,7 +185,7 @@ async function kunitPyBuilds(source: string, buildDir: string, commit: string, s
   const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
   const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
   const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
-  const built = await withProgress(`building the KUnit kernel of the ${slot}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
+  const built = await withProgress(`building the KUnit kernel of the ${SLOT_TEXT[slot]}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
   // The next run configures from tinyconfig again (configure() builds on a .config it finds).
   const replaced = seeded !== undefined && fs.existsSync(path.join(buildDir, '.config')) && symbols() !== seeded;
   if (replaced) fs.rmSync(path.join(buildDir, '.config'));
@@ -200,7 +203,7 @@ async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Bui
   fs.rmSync(json, { force: true });
   const started = Date.now();
   const exec = () => kunitExec(t, { json, qemuArgs: accel.qemuArgs, timeout: EXEC_TIMEOUT });
-  const ran = await withProgress(`booting the KUnit kernel of the ${slot} under ${accel.accel.toUpperCase()}`, opts.progress, () => ({}), exec);
+  const ran = await withProgress(`booting the KUnit kernel of the ${SLOT_TEXT[slot]} under ${accel.accel.toUpperCase()}`, opts.progress, () => ({}), exec);
   const runSeconds = seconds(started);
   const tests = fs.existsSync(json) ? testsOf(JSON.parse(fs.readFileSync(json, 'utf8'))) : [];
   const count = (s: string) => tests.filter((x) => x.status === s).length;

@@ -5,7 +5,8 @@ import { withBootKernel } from '../measure/kernel.js';
 import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
 import { codeDigest, keptResult } from '../kept.js';
 import { withProgress, type OnProgress } from '../progress.js';
-import { gitRaw } from '../tools/git.js';
+import { gitRaw, revertedOn } from '../tools/git.js';
+import { kseriesDir } from '../tree/worktree.js';
 import type { KunitSpec } from '../templates/manifest.js';
 import type { KernelTree } from '../tree/tree.js';
 
@@ -25,6 +26,11 @@ export interface KunitReport {
    * kunitconfig), with its settings; absent where the test kernel above was that one already.
    */
   standard?: KunitRun & { kernel: KunitKernel };
+  /**
+   * The series' tests on the series without its fix (kunit.without, by subject): the tests the series adds that fail
+   * there, which show the bug; absent without a fix to take out.
+   */
+  without?: { subject: string; run?: KunitRun; failed: string[] };
   /** What fails the check; empty when the tests of the base and of the series all pass. */
   problems: string[];
   ok: boolean;
@@ -69,6 +75,7 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
   const series = await kunitAt(tree, range.tip, range.base, 'series', spec.config, { ...at, accel: base.accel, inside });
   const accel = base.accel ?? series.accel;
   if (base.kernel.why) log(`KUnit: the test kernel is ${kunitKernelLabel(base.kernel)}, ${base.kernel.why}`);
+  const without = spec.without ? await unfixed(tree, range, spec, { ...at, accel: base.accel }, log) : undefined;
   // Tests that pass in kseries' test kernel must pass where maintainers run them too: kunit.py's own configuration
   // differs (PREEMPT_DYNAMIC, more of the kernel), and a test may depend on it.
   let standard: KunitResult | undefined;
@@ -86,11 +93,13 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
     added: [],
     problems: [...broken(base.run, 'base'), ...against(base.run, series.run, 'series'), ...(standard ? against(base.run, standard.run, "series in kunit.py's own configuration") : [])],
     ok: false,
+    ...(without ? { without } : {}),
     ...(standard ? { standard: { ...standard.run, kernel: standard.kernel } } : {}),
   };
   const names = (r: KunitRun) => new Set(r.tests.map((t) => `${t.suite}.${t.name}`));
   const before = names(base.run);
   report.added = [...names(series.run)].filter((n) => !before.has(n));
+  if (without) report.problems.push(...unshown(without, report.added));
   report.ok = report.problems.length === 0;
   if (census) report.census = census;
   return report;
@@ -114,6 +123,26 @@ async function kunitAt(tree: KernelTree, commit: string, candidatesAt: string, s
     return refused ? undefined : runKunitOnBuild(build, label, commit, slot, config, opts);
   });
   return onBoot ?? runKunitAt(tree, commit, slot, config, refused!, opts);
+}
+
+/** The series' tests on the series without the patch kunit.without names (its fix). */
+async function unfixed(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, opts: KunitOptions, log: (line: string) => void): Promise<NonNullable<KunitReport['without']>> {
+  const subject = spec.without!;
+  const commits = (await gitRaw(tree.root, ['log', '--format=%H %s', `${range.base}..${range.tip}`])).trim().split('\n');
+  const fix = commits.find((l) => l.slice(41) === subject)?.slice(0, 40);
+  const commit = fix ? await revertedOn(tree.root, fix, range.tip, kseriesDir(tree)) : undefined;
+  if (!commit) return { subject, failed: [] };
+  log(`KUnit: the series' tests without "${subject}", which they must show the bug of`);
+  const { run } = await kunitAt(tree, commit, range.base, 'unfixed', spec.config, opts);
+  return { subject, run, failed: run.tests.filter((t) => t.status === 'FAIL').map((t) => `${t.suite}.${t.name}`) };
+}
+
+/** Why the tests do not show the bug the fix fixes: no such patch, no kernel without it, or no added test fails there. */
+function unshown(w: NonNullable<KunitReport['without']>, added: string[]): string[] {
+  if (!w.run) return [`the series' tests cannot run without "${w.subject}": no patch of the series has that subject, or the later patches need it`];
+  if (w.run.status === 'build-failed' || w.run.status === 'crashed') return [`without "${w.subject}" the KUnit kernel ${w.run.status === 'build-failed' ? 'does not build' : 'reports no results'}: ${w.run.log?.slice(-3).join(' / ')}`];
+  if (!w.failed.some((t) => added.includes(t))) return [`no test the series adds fails without "${w.subject}": the tests do not show what it fixes`];
+  return [];
 }
 
 /** What fails in one run (`what` names it): a kernel that does not build or boot, a failing test. */

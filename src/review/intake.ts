@@ -1,6 +1,7 @@
 // Which series a mailbox holds and which of them is reviewed: its cover letter, its patches, the revisions beside
 // it, the parts missing or extra, how it is threaded, the trailers its replies give, and the base it names. The
 // mailbox is read as the mail tools read it (threads.ts). Pure over parsed messages.
+import { prerequisitesOf, type Prerequisites } from './prerequisites.js';
 import type { Message } from '../mail/mailbox.js';
 import { formatAddress } from '../mail/mailbox.js';
 import type { Problem } from '../check/rules.js';
@@ -34,6 +35,8 @@ export interface Intake {
   patches: IncomingPatch[];
   /** `base-commit:` of the cover letter (or of a patch, as format-patch --base writes it without a cover). */
   baseCommit?: string;
+  /** The patches of another series this one stands on, named below its base-commit. */
+  prerequisites?: Prerequisites;
   /** Replies to the reviewed series. */
   replies: number;
   /** Every series the mailbox holds, as "v2 (3 patches)", the reviewed one first. */
@@ -45,6 +48,8 @@ export interface IntakeOptions {
   /** Review this version (`-v N`), else the newest. */
   version?: number;
 }
+
+const BASE_COMMIT = /^base-commit: ([0-9a-f]{7,40})\s*$/m;
 
 export function identifySeries(messages: Message[], opts: IntakeOptions = {}): Intake {
   const mails = readThreads(messages);
@@ -84,7 +89,9 @@ export function identifySeries(messages: Message[], opts: IntakeOptions = {}): I
   if (threading) problems.push(threading);
   const replies = collectTrailers(mails, cover, patches, parts, problems);
   const headSubject = cover ? cover.subject : patches[0]!.subject;
-  const baseCommit = [cover?.message, ...patches.map((p) => p.message)].map((m) => (m ? /^base-commit: ([0-9a-f]{7,40})\s*$/m.exec(m.body)?.[1] : undefined)).find(Boolean);
+  const baseMail = [cover?.message, ...patches.map((p) => p.message)].find((m) => m && BASE_COMMIT.test(m.body));
+  const baseCommit = baseMail ? BASE_COMMIT.exec(baseMail.body)![1] : undefined;
+  const prerequisites = baseMail ? prerequisitesOf(baseMail.body) : undefined;
   return {
     subject: headSubject.summary || (cover ?? parts.get(patches[0]!.index)!.mail).message.subject,
     version: chosen.version,
@@ -95,6 +102,7 @@ export function identifySeries(messages: Message[], opts: IntakeOptions = {}): I
     cover: cover?.message,
     patches,
     baseCommit,
+    ...(prerequisites ? { prerequisites } : {}),
     replies,
     revisions: [chosen, ...others].map(nameOf),
     problems,

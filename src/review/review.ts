@@ -1,5 +1,6 @@
 // `kseries review`: intake → apply → check → reply. A received series is identified in its mailbox, applied with
 // git am on its base in kseries' worktree, and its applied commits get the same per-patch checks as `kseries check`.
+import { prerequisiteTip, type Prerequisites } from './prerequisites.js';
 import type { BuildOptions } from '../build/builder.js';
 import { checkRange, type CheckOptions } from '../check/check.js';
 import { patchHasFindings, seriesResultsOf, type SeriesResults } from '../check/plugins.js';
@@ -157,6 +158,7 @@ export function reviewFindings(p: ReviewPatch): boolean {
 
 async function chooseBase(tree: KernelTree, intake: Intake, given: string | undefined, problems: Problem[]): Promise<{ base: string; baseFrom: ReviewReport['series']['baseFrom'] }> {
   const named = intake.baseCommit ? await commitOf(tree, intake.baseCommit) : undefined;
+  if (named && intake.prerequisites) return { base: await onPrerequisites(tree, named, intake.prerequisites, problems), baseFrom: 'base-commit' };
   if (named) return { base: named, baseFrom: 'base-commit' };
   if (intake.baseCommit) problems.push({ kind: 'base-unknown', severity: 'warning', message: `the series names base-commit ${intake.baseCommit}, which this tree does not have` });
   if (given) {
@@ -167,6 +169,20 @@ async function chooseBase(tree: KernelTree, intake: Intake, given: string | unde
   const head = (await commitOf(tree, 'HEAD'))!;
   if (!intake.baseCommit) problems.push({ kind: 'base-missing', severity: 'warning', message: `the series names no base-commit (git format-patch --base); applied on the tree's HEAD ${head.slice(0, 12)}` });
   return { base: head, baseFrom: 'HEAD' };
+}
+
+/** The base-commit with the prerequisite patches on it, where a branch holds them; else the base-commit, said. */
+async function onPrerequisites(tree: KernelTree, base: string, pre: Prerequisites, problems: Problem[]): Promise<string> {
+  const n = pre.patchIds.length;
+  const patches = `${n} patch${n === 1 ? '' : 'es'} of another series`;
+  const sent = pre.messageIds.length ? ` (sent as ${pre.messageIds.join(', ')})` : '';
+  const tip = await prerequisiteTip(tree, base, pre.patchIds);
+  if (tip) {
+    problems.push({ kind: 'prerequisites', severity: 'note', message: `the series stands on ${patches}${sent}, named by prerequisite-patch-id: applied on ${tip.slice(0, 12)}, a branch's commit with exactly those on base-commit` });
+    return tip;
+  }
+  problems.push({ kind: 'prerequisites-missing', severity: 'warning', message: `the series stands on ${patches}${sent}, named by prerequisite-patch-id, which no branch of this tree holds on base-commit ${base.slice(0, 12)}; applied without them (b4 am fetches them by prerequisite-message-id)` });
+  return base;
 }
 
 function notBuilt(reason: string): BuildReport {

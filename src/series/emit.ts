@@ -16,7 +16,7 @@ import { runGetMaintainer, sectionsPerFile, unique, type Recipients } from '../t
 import { hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { getHeader, joinMail, setHeaders, splitMail } from '../mail/headers.js';
-import { branchName, loadSeries, saveRecord, type SeriesRecord } from './store.js';
+import { branchName, loadSeries, saveRecord, treeBase, type SeriesRecord } from './store.js';
 import { localBase } from './base.js';
 
 export interface EmitOptions {
@@ -71,16 +71,16 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   if (notes && notes !== rec.notes) saveRecord(tree, { ...rec, notes });
   const previous = rec.version > 1 ? await loadSeries(tree, rec.name, rec.version - 1).catch(() => undefined) : undefined;
   const changelog = await changelogOf(tree, { ...rec, notes });
-  const count = Number((await gitRaw(tree.root, ['rev-list', '--count', `${rec.base}..${rec.tip}`])).trim());
-  const from = await authorIdent(tree, (await gitRaw(tree.root, ['log', '-1', '--format=%an <%ae>', rec.tip])).trim());
-  const domain = splitIdent(from).email.split('@')[1]!;
+  const { idOf, root: threadRoot, count } = await mailIds(tree, rec);
+  const prerequisite = rec.after ? await prerequisiteOf(tree, rec.after, count) : undefined;
 
   const dir = path.join(opts.out, rec.name, `v${rec.version}`);
   const checked = checkedStatement(dir, rec.tip, opts.force === true);
-  const blurbTail = [checked, changelog].filter(Boolean).join('\n\n');
+  const blurbTail = [prerequisite?.sentence ?? '', checked, changelog].filter(Boolean).join('\n\n');
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-emit-'));
   try {
-    const args = ['format-patch', '-q', '-o', staging, `--base=${rec.base}`, '--no-thread', '--stat=72'];
+    // With --base the tree's commit, git lists the patches of a series this one stands on as prerequisite-patch-id.
+    const args = ['format-patch', '-q', '-o', staging, `--base=${treeBase(rec)}`, '--no-thread', '--stat=72'];
     args.push(`--subject-prefix=${opts.subjectPrefix ?? (rec.subjectTag ? `PATCH ${rec.subjectTag}` : 'PATCH')}`);
     if (opts.rfc ?? rec.rfc) args.push('--rfc');
     if (rec.version > 1) args.push(`-v${rec.version}`);
@@ -110,9 +110,6 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
     // With ccAll, a code patch goes to everyone the code patches go to: those only a documentation patch names
     // (linux-doc, the documentation maintainer) get that patch and the cover, not the code.
     const codeUnion = unionOf(patchRecipients.filter((r) => !r.docs));
-    const commits = (await gitRaw(tree.root, ['rev-list', '--reverse', `${rec.base}..${rec.tip}`])).trim().split('\n');
-    const idOf = (index: number) => `<kseries-${rec.name}-v${rec.version}-${index}-${(index === 0 ? rec.tip : commits[index - 1]!).slice(0, 12)}@${domain}>`;
-    const threadRoot = idOf(count > 1 ? 0 : 1);
 
     const messages: EmittedMessage[] = [];
     const texts: string[] = [];
@@ -146,16 +143,46 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       ]);
       const name = isCover ? '0000-cover-letter.patch' : f.replace(/^v\d+-/, '');
       messages.push({ file: name, subject: getHeader(mail.headers, 'Subject') ?? '', messageId, inReplyTo, to, cc });
+      if (prerequisite) mail.body = withPrerequisiteId(mail.body, prerequisite.messageId);
       const text = joinMail(mail);
       if (/\*\*\* (SUBJECT|BLURB) HERE \*\*\*/.test(text)) throw new Error(`${name}: placeholder text left in the cover letter`);
       texts.push(text);
     }
     writeOut(dir, messages.map((m) => m.file), texts);
-    const local = await localBase(tree.root, rec.base);
+    const local = await localBase(tree.root, treeBase(rec));
     return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}) };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** The Message-Id of each mail of a series (0: the cover letter), the one its thread hangs from, and how many patches. */
+async function mailIds(tree: KernelTree, rec: SeriesRecord): Promise<{ idOf: (index: number) => string; root: string; count: number }> {
+  const commits = (await gitRaw(tree.root, ['rev-list', '--reverse', `${rec.base}..${rec.tip}`])).trim().split('\n');
+  const from = await authorIdent(tree, (await gitRaw(tree.root, ['log', '-1', '--format=%an <%ae>', rec.tip])).trim());
+  const domain = splitIdent(from).email.split('@')[1]!;
+  const idOf = (index: number) => `<kseries-${rec.name}-v${rec.version}-${index}-${(index === 0 ? rec.tip : commits[index - 1]!).slice(0, 12)}@${domain}>`;
+  return { idOf, root: idOf(commits.length > 1 ? 0 : 1), count: commits.length };
+}
+
+/** The series this one stands on: the Message-Id its thread hangs from, and the cover letter's sentence naming it. */
+async function prerequisiteOf(tree: KernelTree, after: NonNullable<SeriesRecord['after']>, ownCount: number): Promise<{ messageId: string; sentence: string }> {
+  const rec = await loadSeries(tree, after.name, after.version);
+  const { root, count } = await mailIds(tree, rec);
+  const what = count > 1 ? `the series "${rec.cover.subject}" (${count} patches)` : `the patch "${rec.cover.subject}"`;
+  return {
+    messageId: root,
+    sentence: wrapParagraphs(`This ${ownCount > 1 ? 'series' : 'patch'} applies on top of ${what}, sent before it as ${root}; base-commit and prerequisite-patch-id below name the tree and its patches.`, 72),
+  };
+}
+
+/** After git's prerequisite-patch-id lines, the prerequisite's Message-Id, for b4 to fetch it by. */
+function withPrerequisiteId(body: string, messageId: string): string {
+  const lines = body.split('\n');
+  const last = lines.map((l, i) => (l.startsWith('prerequisite-patch-id: ') ? i : -1)).reduce((a, b) => Math.max(a, b), -1);
+  if (last < 0) return body;
+  lines.splice(last + 1, 0, `prerequisite-message-id: ${messageId}`);
+  return lines.join('\n');
 }
 
 /** A patch mail's subject without its [PATCH ...] tag: the commit subject the series record keys by. */

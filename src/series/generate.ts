@@ -19,7 +19,7 @@ import { parseSections, routeOf, type MaintainersEntry, type Route } from '../su
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPlan, type TreeServices } from './plan.js';
-import { branchName, loadSeries, saveRecord, seriesVersions } from './store.js';
+import { branchName, loadSeries, saveRecord, seriesVersions, type SeriesRecord } from './store.js';
 import { kseriesDir, withLock, worktreeAt } from '../tree/worktree.js';
 import { runSpatch } from '../tools/spatch.js';
 import { diffFiles } from '../edits/cocci.js';
@@ -74,7 +74,7 @@ export interface GenerateResult {
 /** Generate the recipe's series: one, or for a split recipe one per element of its split list (e.g. per maintainer tree). */
 export async function generateSeries(opts: GenerateOptions): Promise<GenerateResult[]> {
   const { tree } = opts;
-  const base = await resolveCommit(tree, opts.base ?? 'HEAD');
+  const { base, after } = await baseOf(tree, opts.recipe, await resolveCommit(tree, opts.base ?? 'HEAD'));
   const author = await authorIdent(tree, opts.from);
   const services = await treeServices(tree, base);
   const own = opts.recipe.code?.services;
@@ -86,7 +86,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const proves = !!opts.recipe.code?.verify;
   const kunit = opts.recipe.manifest.kunit;
   const applyAll = async (plans: SeriesPlan[], extra: Partial<GenerateResult> = {}) =>
-    (await applyPlans({ tree, plans, base, author, version: opts.version })).map((r, i) => {
+    (await applyPlans({ tree, plans, base, author, version: opts.version, after })).map((r, i) => {
       const mine = extra.unproven?.filter((u) => plans[i]!.patches.some((x) => x.subject === u));
       return { ...r, ...extra, ...(mine ? { unproven: mine } : {}) };
     });
@@ -121,6 +121,22 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   return applyAll(await planSplit(planned, plan, total), { unproven, ...(failing ? { kunitProblems: failing } : {}) });
 }
 
+/**
+ * Where the series' commits go: on `treeBase`, or for a recipe that applies on top of another series (manifest
+ * `after`), on the tip of that series' newest version made on the same tree commit.
+ */
+async function baseOf(tree: KernelTree, recipe: LoadedRecipe, treeBase: string): Promise<{ base: string; after?: SeriesRecord['after'] }> {
+  const name = recipe.manifest.after;
+  if (!name) return { base: treeBase };
+  const versions = await seriesVersions(tree, name);
+  const mine = `${recipe.manifest.id} applies on top of the series ${name}`;
+  const hint = `run kseries generate ${name} --base ${treeBase.slice(0, 12)} first`;
+  if (versions.length === 0) throw new UsageError(`${mine}, which this tree has not generated`, hint);
+  const rec = await loadSeries(tree, name, versions[versions.length - 1]);
+  if (rec.base !== treeBase) throw new UsageError(`${mine}, whose newest version v${rec.version} stands on ${rec.base.slice(0, 12)}, not on ${treeBase.slice(0, 12)}`, hint);
+  return { base: rec.tip, after: { name, version: rec.version, base: treeBase } };
+}
+
 /** The template variable `kunit`: the draft's KUnit runs and the census, shaped for Handlebars. */
 function kunitVars(k: KunitReport): TemplateVars {
   const run = (r: KunitReport['base']) => ({ commit: r.commit.slice(0, 12), passed: r.passed, failed: r.failed, total: r.tests.length, status: r.status, settings: r.settings ?? [] });
@@ -136,6 +152,7 @@ function kunitVars(k: KunitReport): TemplateVars {
     series: run(k.series),
     added: k.added.map((n) => n.replace(/^[^.]*\./, '')),
     standard: k.standard ? run(k.standard) : false,
+    without: k.without?.run ? { ...run(k.without.run), subject: k.without.subject, failed: k.without.failed.map((n) => n.replace(/^[^.]*\./, '')) } : false,
     problems: k.problems,
     census: c
       ? {
@@ -294,6 +311,8 @@ export interface ApplyInput {
   base: string;
   author: string;
   version?: number;
+  /** The series this one applies on top of (`base` is its tip). */
+  after?: SeriesRecord['after'];
 }
 
 /** The series of a split side by side (one lock for all): each is a few short git runs, most of them waiting. */
@@ -302,7 +321,7 @@ export function applyPlans({ plans, ...rest }: Omit<ApplyInput, 'plan'> & { plan
 }
 
 /** Commit a planned series and, when it differs from the newest version, name it kseries/<series>/v<N>. */
-export async function applyPlan({ tree, plan, base, author, version: wanted }: ApplyInput): Promise<GenerateResult> {
+export async function applyPlan({ tree, plan, base, author, version: wanted, after }: ApplyInput): Promise<GenerateResult> {
   const versions = await seriesVersions(tree, plan.name);
   if (wanted !== undefined && versions.includes(wanted)) {
     throw new UsageError(`${branchName(plan.name, wanted)} already exists`, 'leave out -v to make the next version');
@@ -329,6 +348,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted }: A
       ...(plan.patches.some((p) => p.cc) ? { patchCc: Object.fromEntries(plan.patches.flatMap((p) => (p.cc ? [[p.subject, p.cc]] : []))) } : {}),
       ...(plan.subjectTag ? { subjectTag: plan.subjectTag } : {}),
       ...(plan.remarks ? { remarks: plan.remarks } : {}),
+      ...(after ? { after } : {}),
     });
     await gitRaw(tree.root, ['branch', branchName(plan.name, version), tip]);
     return { name: plan.name, version, branch: branchName(plan.name, version), base, commits, unchanged: false, plan };

@@ -28,6 +28,16 @@ export interface SeriesRecord {
   ccAll?: boolean;
   /** Per patch subject, the MAINTAINERS entries it is Cc'd to besides get_maintainer.pl's (the recipe's cc). */
   patchCc?: Record<string, string[]>;
+  /**
+   * The series this one applies on top of (the recipe's after): `base` is that version's tip, and `after.base` the
+   * tree commit both stand on, which emit names as base-commit with the other series' patches as prerequisites.
+   */
+  after?: { name: string; version: number; base: string };
+}
+
+/** The commit of the tree a series stands on: its base, or for a series on top of another, that one's. */
+export function treeBase(rec: Pick<SeriesRecord, 'base' | 'after'>): string {
+  return rec.after?.base ?? rec.base;
 }
 
 export function branchName(name: string, version: number): string {

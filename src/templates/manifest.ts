@@ -80,6 +80,11 @@ export interface Manifest {
   split?: string;
   /** Shapes of code the recipe was not written for: a tree where `match` matches a line of `file` is refused. */
   unfit: { file: string; match: string; why: string }[];
+  /**
+   * The series this one applies on top of (its name): generate bases it on that series' newest version, made on the
+   * same base, and emit names that series' patches as prerequisites (a fix sent on its own before an RFC that needs it).
+   */
+  after?: string;
 }
 
 export interface KunitSpec {
@@ -89,6 +94,11 @@ export interface KunitSpec {
   kprobeCensus: boolean;
   /** Symbols whose values in the test kernels' .config the report states (a message names the config it ran on). */
   show: string[];
+  /**
+   * The subject of the series' fix: its tests run once more on the series without that patch, where one of the tests
+   * the series adds must fail (the test shows the bug it fixes).
+   */
+  without?: string;
 }
 
 export function readManifest(dir: string): Manifest {
@@ -139,6 +149,7 @@ export function readManifest(dir: string): Manifest {
     }),
     measure: m.measure === true,
     split: m.split === undefined ? undefined : str(m.split, where('split')),
+    ...(m.after === undefined ? {} : { after: str(m.after, where('after')) }),
     unfit: list(m.unfit, where('unfit')).map((u, i) => {
       const o = object(u, where(`unfit[${i}]`));
       return { file: str(o.file, where(`unfit[${i}].file`)), match: str(o.match, where(`unfit[${i}].match`)), why: str(o.why, where(`unfit[${i}].why`)) };
@@ -155,7 +166,8 @@ function readKunit(raw: unknown, where: string): KunitSpec {
   if (!Array.isArray(show) || !show.every((c) => typeof c === 'string' && /^CONFIG_\w+$/.test(c))) {
     throw new RecipeError(`${where}.show: must be a list of CONFIG_X names`, 'e.g. ["CONFIG_PREEMPT", "CONFIG_OPTPROBES"]');
   }
-  return { config: k.config as string[], kprobeCensus: k.kprobeCensus === true, show: show as string[] };
+  const without = k.without === undefined ? {} : { without: str(k.without, `${where}.without`) };
+  return { config: k.config as string[], kprobeCensus: k.kprobeCensus === true, show: show as string[], ...without };
 }
 
 function entryNames(raw: unknown, where: string): string[] {

@@ -227,6 +227,26 @@ export async function commitChain(root: string, parent: string, commits: TreeCom
   }
 }
 
+/**
+ * `tip` with the change of `commit`, one of its ancestors, taken out: its diff applied in reverse to tip's tree in an
+ * index of kseries' own (no work tree), committed on `tip`. Undefined when the later commits leave it no place.
+ */
+export async function revertedOn(root: string, commit: string, tip: string, scratch: string): Promise<string | undefined> {
+  fs.mkdirSync(scratch, { recursive: true });
+  const dir = fs.mkdtempSync(`${scratch}/revert-`);
+  const env = { GIT_INDEX_FILE: `${dir}/index`, GIT_AUTHOR_NAME: 'kseries', GIT_AUTHOR_EMAIL: 'kseries@localhost', GIT_COMMITTER_NAME: 'kseries', GIT_COMMITTER_EMAIL: 'kseries@localhost' };
+  try {
+    await gitRun(root, ['read-tree', tip], { env });
+    const diff = (await gitRun(root, ['diff-tree', '-p', '--binary', `${commit}^`, commit])).stdout;
+    if ((await gitRunRaw(root, ['apply', '--cached', '-R'], { env, input: diff })).code !== 0) return undefined;
+    const tree = (await gitRun(root, ['write-tree'], { env })).stdout.trim();
+    const subject = (await gitRun(root, ['log', '-1', '--format=%s', commit])).stdout.trim();
+    return (await gitRun(root, ['commit-tree', tree, '-p', tip], { env, input: `Revert "${subject}"\n` })).stdout.trim();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** One entry of a tree object: its mode as git writes it ("100644", "40000"), the object's id and its name's bytes. */
 interface TreeEntry {
   mode: string;

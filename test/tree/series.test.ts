@@ -1,5 +1,6 @@
 // generate → emit on the real 6.12 tree, a template-only recipe (nothing to build): branches, commits, mails, checkpatch,
 // the git am round trip, and versions. The static-key series, whose generate builds a draft, is test/kernel/static-key.test.ts.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,5 +97,49 @@ describe('a user recipe of three patches (diff, insert, new-file)', () => {
   test('--subject-prefix names the target tree', async () => {
     const r = await run('emit', 'bcd-cleanup', '-v', '1', '--out', out, '--subject-prefix', 'PATCH mm-nonmm-unstable', '--json');
     expect(JSON.parse(r.out).messages[1].subject).toBe('[PATCH mm-nonmm-unstable 1/3] lib/bcd: Use unsigned int instead of bare unsigned');
+  });
+});
+
+describe('a series on top of another (manifest "after")', () => {
+  test('it is based on the other series\' tip; its mail names the tree commit and the other series\' patches', async () => {
+    const g = await run('generate', 'bcd-after', '--json');
+    expect(g.code, g.err).toBe(0);
+    const made = JSON.parse(g.out);
+    // The newest version of bcd-cleanup (v2, made above).
+    expect(made.base).toBe(git(tree.root, 'for-each-ref', '--sort=-version:refname', '--count=1', '--format=%(objectname)', 'refs/heads/kseries/bcd-cleanup/').trim());
+    const e = await run('emit', 'bcd-after', '--out', out, '--json');
+    expect(e.code, e.err).toBe(0);
+    const dir = path.join(out, 'bcd-after', 'v1');
+    const [file] = patches(dir);
+    const mail = fs.readFileSync(path.join(dir, file!), 'utf8');
+    const treeBase = git(tree.root, 'rev-parse', `${made.base}~3`).trim();
+    expect(mail).toContain(`base-commit: ${treeBase}`);
+    const ids = [...mail.matchAll(/^prerequisite-patch-id: ([0-9a-f]{40})$/gm)].map((m) => m[1]);
+    const own = git(tree.root, 'log', '-p', '--reverse', `${treeBase}..${made.base}`);
+    const expected = execFileSync('git', ['patch-id', '--stable'], { cwd: tree.root, input: own, encoding: 'utf8' }).trim().split('\n').map((l) => l.split(' ')[0]);
+    expect(new Set(ids)).toEqual(new Set(expected));
+    expect(mail).toMatch(/^prerequisite-message-id: <kseries-bcd-cleanup-v\d+-0-[0-9a-f]{12}@/m);
+    expect(mail.replace(/\s+/g, ' ')).toContain('This patch applies on top of the series "lib/bcd: Tidy up the BCD helpers" (3 patches), sent before it as <kseries-bcd-cleanup-v');
+    expect(amTree(tree.root, made.base, [path.join(dir, file!)])).toBe(git(tree.root, 'rev-parse', 'kseries/bcd-after/v1^{tree}').trim());
+  });
+
+  test('without the other series, generate stops in one line that says what to generate first', async () => {
+    const recipes = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-recipes-'));
+    fs.cpSync(path.join(FIXTURE_RECIPES, 'bcd-after'), path.join(recipes, 'bcd-orphan'), { recursive: true });
+    const manifest = path.join(recipes, 'bcd-orphan', 'manifest.json');
+    fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace('"after": "bcd-cleanup"', '"after": "bcd-never"'));
+    const r = await cli(['--tree', tree.root, '--recipes', recipes, 'generate', 'bcd-orphan']);
+    fs.rmSync(recipes, { recursive: true, force: true });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^kseries: bcd-orphan applies on top of the series bcd-never, which this tree has not generated\nhint: run kseries generate bcd-never --base [0-9a-f]{12} first\n?$/);
+  });
+
+  test('review applies it on the branch that holds its prerequisites, and says so', async () => {
+    const dir = path.join(out, 'bcd-after', 'v1');
+    const r = await run('review', path.join(dir, 'series.mbox'), '--no-build', '--json');
+    const report = JSON.parse(r.out);
+    expect(report.patches.map((p: { applied: boolean }) => p.applied)).toEqual([true]);
+    expect(report.problems.map((p: { kind: string }) => p.kind)).toContain('prerequisites');
+    expect(report.series.base).toBe(git(tree.root, 'rev-parse', 'kseries/bcd-after/v1~1').trim());
   });
 });

@@ -74,3 +74,11 @@ test("Debian's top-level ignore-everything block is cut from .gitignore, the res
   dropDebianIgnoreBlock(file);
   expect(fs.readFileSync(file, 'utf8')).toBe('*.o\n/vmlinux\n');
 });
+
+test("a recipe on top of another series names it (after), and a KUnit spec may name the fix its tests show (without)", () => {
+  const m = readManifest(recipeDir({ ...GOOD, after: 'fix-first', kunit: { config: ['CONFIG_KUNIT=y'], without: 'x: Fix it' } }));
+  expect(m.after).toBe('fix-first');
+  expect(m.kunit).toEqual({ config: ['CONFIG_KUNIT=y'], kprobeCensus: false, show: [], without: 'x: Fix it' });
+  expect(readManifest(recipeDir(GOOD)).after).toBeUndefined();
+  expect(() => readManifest(recipeDir({ ...GOOD, after: 3 }))).toThrow(/manifest\.json: after/);
+});

@@ -56,6 +56,14 @@ describe('the series in a mailbox', () => {
     expect(s.cover?.messageId).toBe('c@x');
   });
 
+  test('a series on top of another: the prerequisite patches (git format-patch --base) and where they were sent (b4)', () => {
+    const ids = ['1111111111111111111111111111111111111111', '2222222222222222222222222222222222222222'];
+    const body = `blurb\n\nbase-commit: 0123456789abcdef0123456789abcdef01234567\n${ids.map((i) => `prerequisite-patch-id: ${i}`).join('\n')}\nprerequisite-message-id: <fix-0@x>`;
+    const s = identifySeries([msg('[PATCH 0/1] a: on top', { id: 'c3@x', body }), msg('[PATCH 1/1] a: one', { parent: 'c3@x' })]);
+    expect(s.prerequisites).toEqual({ patchIds: ids, messageIds: ['<fix-0@x>'] });
+    expect(identifySeries([msg('[PATCH] a: alone')]).prerequisites).toBeUndefined();
+  });
+
   test('a part sent twice in the thread: the later copy, said once', () => {
     const s = identifySeries([msg('[PATCH 0/3] a: b', { id: 'c2@x' }), msg('[PATCH 1/3] a: one', { parent: 'c2@x' }), msg('[PATCH 1/3] a: one again', { parent: 'c2@x' }), msg('[PATCH 2/3] a: two', { parent: 'c2@x' }), msg('[PATCH 3/3] a: three', { parent: 'c2@x' })]);
     expect(s.problems.map((p) => [p.kind, p.message])).toEqual([['part-duplicate', 'patch 1/3 is in the mailbox twice; the later copy is used']]);

@@ -22,7 +22,9 @@ export const kunitCheck: SeriesCheck<'kunit'> = {
   statement(k) {
     const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
     const standard = k.standard ? `, and ${k.standard.passed} of ${k.standard.tests.length} with the series in kunit.py's own configuration (kunit.py run)` : '';
-    return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series${standard}`;
+    const w = k.without;
+    const without = w?.run ? `; without "${w.subject}", ${w.failed.join(', ') || 'no test'} fail${w.failed.length === 1 ? 's' : ''}` : '';
+    return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series${standard}${without}`;
   },
 };
 
@@ -32,9 +34,10 @@ function formatKunit(k: KunitReport): string[] {
     `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s${x.compiler ? ` with ${x.compiler}` : ''}, run ${x.runSeconds} s)`;
   const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}${k.kernel.why ? `; ${k.kernel.why}` : ''})${keptNote(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
   if (k.standard) out.push(run("series in kunit.py's own configuration", k.standard) + (k.standard.settings?.length ? `: ${k.standard.settings.map((x) => `${x.name}=${x.value}`).join(', ')}` : ''));
+  if (k.without?.run) out.push(`${run(`series without "${k.without.subject}"`, k.without.run)}: ${k.without.failed.length ? `${k.without.failed.join(', ')} fail${k.without.failed.length === 1 ? 's' : ''}, as the fix says` : 'no test fails'}`);
   if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
   for (const p of k.problems) out.push(`  error: ${p}`);
-  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? []), ...(k.standard?.log ?? [])].slice(-10)) out.push(`    | ${l}`);
+  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? []), ...(k.without?.run?.log ?? []), ...(k.standard?.log ?? [])].slice(-10)) out.push(`    | ${l}`);
   const c = k.census;
   if (c) {
     out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions (${c.coldParts} of them .cold parts) of ${c.objects} objects (${c.seconds} s):`);
