@@ -27,8 +27,11 @@ export const DEMO_FLAGS = 4;
 /** The boot that picks them: the minimal kernel with the objects of the auto flags, the only ones it converts. */
 export const DEMO_RUNTIME = { config: 'minimal', workload: 'default', candidates: 'auto' } as const;
 
-/** The built-in series npm start makes: the hottest static-key conversions, and the kprobe-post RFC. */
-export const BUILT_IN_SERIES = ['static-keys', 'kprobe-post'];
+/**
+ * The built-in series npm start makes, in order: the hottest static-key conversions, the .cold fix of the kprobes
+ * optimizer, sent on its own, and the kprobe-post RFC on top of it.
+ */
+export const BUILT_IN_SERIES = ['static-keys', 'kprobe-cold', 'kprobe-post'];
 
 /**
  * The parameters of a built-in series, and for static-keys how to plan again without flags the draft refutes: the
