@@ -177,7 +177,7 @@ function withKunitSource<T>(tree: KernelTree, commit: string, opts: KunitOptions
 
 /** `kunit.py build` in `buildDir`, then the run; says so when kunit.py replaced the .config kseries made. */
 async function kunitPyBuilds(source: string, buildDir: string, commit: string, slot: KunitSlot, config: string[], kernel: KunitKernel, opts: KunitOptions): Promise<KunitResult> {
-  const symbols = () => [...setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))].sort().join();
+  const symbols = () => setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'));
   const seeded = kernel.name === 'tinyconfig' ? symbols() : undefined;
   const t = { source, buildDir, kunitconfig: writeKunitconfig(buildDir, config) };
   const started = Date.now();
@@ -186,12 +186,15 @@ async function kunitPyBuilds(source: string, buildDir: string, commit: string, s
   const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
   const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
   const built = await withProgress(`building the KUnit kernel of the ${SLOT_TEXT[slot]}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
-  // The next run configures from tinyconfig again (configure() builds on a .config it finds).
-  const replaced = seeded !== undefined && fs.existsSync(path.join(buildDir, '.config')) && symbols() !== seeded;
-  if (replaced) fs.rmSync(path.join(buildDir, '.config'));
+  // kunit.py made a .config of its own when one that was set is no longer (a symbol the commit adds, on by default,
+  // is no replacement); the next run then configures from tinyconfig again (configure() builds on a .config it finds).
+  const now = seeded && fs.existsSync(path.join(buildDir, '.config')) ? symbols() : undefined;
+  const replaced = seeded !== undefined && now !== undefined && [...seeded].some((s) => !now.has(s));
   const ran = replaced ? { name: KUNIT_PY, why: 'not tinyconfig: kunit.py made a .config of its own' } : kernel;
   const log = tail(`${built.stdout}\n${built.stderr}`);
-  return execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, ran, opts);
+  const result = await execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, ran, opts);
+  if (replaced) fs.rmSync(path.join(buildDir, '.config'));
+  return result;
 }
 
 /** `kunit.py exec` of a built test kernel, its results read from kunit.py's JSON; `inside` runs before the lock is let go. */

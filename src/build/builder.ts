@@ -17,8 +17,11 @@ import { configSymbolsFor, conjuncts, kconfigDepends, kconfigSelectors, objectsT
 /** The Kconfig digest of each source tree (git tree id) asked for: listing 80k files takes seconds. */
 const KCONFIG_DIGESTS = new Map<string, string>();
 
-/** The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine): an older memo is stale. */
-const CONFIGURE_LOGIC = 6;
+/**
+ * The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine; 7: under the Kconfig files
+ * of the range's tip, where a symbol the series adds is defined): an older memo is stale.
+ */
+const CONFIGURE_LOGIC = 7;
 
 /** How many folders of asked symbol sets a build directory keeps beside it (KernelBuild.enter). */
 const VARIANTS_KEPT = 16;

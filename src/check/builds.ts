@@ -57,7 +57,11 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const plans: { objects: string[]; note?: string }[] = [];
     for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
     const objects = [...new Set(plans.flatMap((p) => p.objects))];
+    // Configured under the tip's Kconfig files, where a symbol the series adds (its test's) is defined; the base's
+    // objects are built after with the base checked out again (Kbuild syncs the .config with its Kconfig each time).
+    await gitRaw(source, ['checkout', '-q', '--detach', opts.tip]);
     const { placed, missing } = await placeObjects(opts, source, build, objects);
+    await gitRaw(source, ['checkout', '-q', '--detach', opts.base]);
     const reasonFor = (o: string) => placed.get(o)?.reason;
     const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
     const config = await build.configAsBuilt();

@@ -76,7 +76,9 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
 
   const dir = path.join(opts.out, rec.name, `v${rec.version}`);
   const checked = checkedStatement(dir, rec.tip, opts.force === true);
-  const blurbTail = [prerequisite?.sentence ?? '', checked, changelog].filter(Boolean).join('\n\n');
+  const blurbTail = [checked, changelog].filter(Boolean).join('\n\n');
+  // What the series stands on comes first: a reviewer needs it before anything else applies.
+  const joined = (...parts: (string | undefined)[]) => parts.filter(Boolean).join('\n\n');
   const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-emit-'));
   try {
     // With --base the tree's commit, git lists the patches of a series this one stands on as prerequisite-patch-id.
@@ -119,10 +121,10 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       const mail = splitMail(fs.readFileSync(path.join(staging, f), 'utf8'));
       if (isCover) {
         mail.headers = mail.headers.replace('*** SUBJECT HERE ***', rec.cover.subject);
-        mail.body = mail.body.replace('*** BLURB HERE ***', blurbTail ? `${rec.cover.body}\n\n${blurbTail}` : rec.cover.body);
+        mail.body = mail.body.replace('*** BLURB HERE ***', joined(prerequisite?.sentence, rec.cover.body, blurbTail));
       } else if (count === 1) {
         // A single patch carries below its --- what a cover letter would say to the reviewer.
-        const below = [rec.remarks ?? '', blurbTail].filter(Boolean).join('\n\n');
+        const below = joined(prerequisite?.sentence, rec.remarks, blurbTail);
         if (below) mail.body = addPatchChangelog(mail.body, below);
       }
       const mine = recipients[i];

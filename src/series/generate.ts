@@ -329,8 +329,11 @@ export async function applyPlan({ tree, plan, base, author, version: wanted, aft
   return withLock(tree, async () => {
     const { tip, commits } = await commitPlan(tree, base, plan.patches, author);
     const latest = versions[versions.length - 1];
+    const patchCc = plan.patches.some((p) => p.cc) ? Object.fromEntries(plan.patches.flatMap((p) => (p.cc ? [[p.subject, p.cc]] : []))) : undefined;
     if (wanted === undefined && latest !== undefined && (await sameSeries(tree, plan.name, latest, base, tip))) {
       const rec = await loadSeries(tree, plan.name, latest);
+      // The same commits: the recipe's recipients, which are no part of them, are still the recipe's of today.
+      if (JSON.stringify(rec.patchCc) !== JSON.stringify(patchCc)) saveRecord(tree, { ...rec, patchCc });
       return { name: plan.name, version: latest, branch: branchName(plan.name, latest), base, commits: await listCommits(tree, base, rec.tip), unchanged: true, plan };
     }
     const version = wanted ?? (latest ?? 0) + 1;
@@ -345,7 +348,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted, aft
       createdAt: new Date().toISOString(),
       ...(plan.rfc ? { rfc: true } : {}),
       ...(plan.ccAll ? { ccAll: true } : {}),
-      ...(plan.patches.some((p) => p.cc) ? { patchCc: Object.fromEntries(plan.patches.flatMap((p) => (p.cc ? [[p.subject, p.cc]] : []))) } : {}),
+      ...(patchCc ? { patchCc } : {}),
       ...(plan.subjectTag ? { subjectTag: plan.subjectTag } : {}),
       ...(plan.remarks ? { remarks: plan.remarks } : {}),
       ...(after ? { after } : {}),

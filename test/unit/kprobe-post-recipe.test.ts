@@ -16,7 +16,7 @@ test('the fix is a plain series of its own, whose KUnit run without the fix must
     'x86/kprobes: Add a KUnit test of a jump from a .cold part',
   ]);
   expect(fix.manifest.kunit?.without).toBe(fix.manifest.patches[1]!.subject);
-  expect(fix.manifest.patches[1]!.cc).toEqual(['OBJTOOL']);
+  expect(fix.manifest.patches.map((p) => p.cc)).toEqual([['KPROBES'], ['KPROBES', 'OBJTOOL'], ['KPROBES']]);
   expect(recipe.manifest.after).toBe('kprobe-cold');
 });
 
