@@ -142,4 +142,14 @@ describe('a series on top of another (manifest "after")', () => {
     expect(report.problems.map((p: { kind: string }) => p.kind)).toContain('prerequisites');
     expect(report.series.base).toBe(git(tree.root, 'rev-parse', 'kseries/bcd-after/v1~1').trim());
   });
+
+  test('without a branch that holds its prerequisites, review says which are missing and where they were sent', async () => {
+    const dir = path.join(out, 'bcd-after', 'v1');
+    const mbox = path.join(out, 'bcd-after-stranger.mbox');
+    fs.writeFileSync(mbox, fs.readFileSync(path.join(dir, 'series.mbox'), 'utf8').replace(/^(prerequisite-patch-id: )[0-9a-f]{40}$/m, `$1${'1'.repeat(40)}`));
+    const report = JSON.parse((await run('review', mbox, '--no-build', '--json')).out);
+    const missing = report.problems.find((p: { kind: string }) => p.kind === 'prerequisites-missing');
+    expect(missing.severity).toBe('warning');
+    expect(missing.message).toMatch(/^the series stands on 3 patches of another series \(sent as <kseries-bcd-cleanup-v\d+-0-[0-9a-f]{12}@example\.org>\), named by prerequisite-patch-id, which no branch of this tree holds on base-commit [0-9a-f]{12}; applied without them/);
+  });
 });

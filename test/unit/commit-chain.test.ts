@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { commitChain } from '../../src/tools/git.js';
+import { commitChain, revertedOn } from '../../src/tools/git.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-chain-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -49,4 +49,24 @@ test('a chain of commits changes, adds and deletes files; every other entry of e
   fs.writeFileSync(path.join(dir, 'include/linux/new.h'), '#define NEW 1\n');
   git('add', '-A');
   expect(git('write-tree')).toBe(git('rev-parse', `${ids[1]}^{tree}`));
+});
+
+test("revertedOn takes one commit's change out of a later tip, in an index of its own; a change later commits build on is refused", async () => {
+  const base = git('rev-parse', 'HEAD');
+  const [fix, test2, later] = await commitChain(dir, base, [
+    { changes: [{ file: 'fix.c', after: 'int fixed;\n' }], message: 'x: Fix\n', env },
+    { changes: [{ file: 'test.c', after: 'int test;\n' }], message: 'x: Test\n', env },
+    { changes: [{ file: 'fix.c', after: 'int fixed;\nint more;\n' }], message: 'x: More\n', env },
+  ], dir);
+  const index = git('rev-parse', '--git-path', 'index');
+  const before = fs.existsSync(path.join(dir, index)) ? fs.readFileSync(path.join(dir, index)) : undefined;
+  const without = await revertedOn(dir, fix!, test2!, dir);
+  expect(git('rev-parse', `${without}^`)).toBe(test2);
+  expect(git('ls-tree', '--name-only', without!)).not.toContain('fix.c');
+  expect(git('show', `${without}:test.c`)).toBe('int test;');
+  expect(git('log', '-1', '--format=%s', without!)).toBe('Revert "x: Fix"');
+  // A later commit changed what the fix added: its diff no longer reverses cleanly.
+  expect(await revertedOn(dir, fix!, later!, dir)).toBeUndefined();
+  // The repository's own index is untouched.
+  expect(fs.existsSync(path.join(dir, index)) ? fs.readFileSync(path.join(dir, index)) : undefined).toEqual(before);
 });
