@@ -95,16 +95,28 @@ export interface Recipients {
   cc: string[];
 }
 
-/** Every maintainer and list get_maintainer.pl names must be among the message's recipients. */
-export function checkRecipients(expected: Recipients, got: Recipients): Problem[] {
-  const have = new Set([...got.to, ...got.cc].map(addressOf));
+/**
+ * Every maintainer and list get_maintainer.pl names should be among the recipients of a received mail. A person is
+ * there under another address when a recipient has the same name, or the same address after `canonical` (the tree's
+ * .mailmap): the tree's MAINTAINERS and the sender's differ in age. What is missing is the sender's to add: a warning.
+ */
+export function checkRecipients(expected: Recipients, got: Recipients, canonical: (address: string) => string = (a) => a): Problem[] {
+  const all = [...got.to, ...got.cc];
+  const have = new Set(all.flatMap((a) => [addressOf(a), canonical(addressOf(a))]));
+  const names = new Set(all.map(nameOf).filter(Boolean));
   return [...expected.to, ...expected.cc]
-    .filter((a) => !have.has(addressOf(a)))
-    .map((a) => ({ kind: 'recipient-missing', severity: 'error' as const, message: `${a} (from get_maintainer.pl) is not among the recipients (${SUBMITTING}, "Select the recipients for your patch")` }));
+    .filter((a) => !have.has(addressOf(a)) && !have.has(canonical(addressOf(a))) && !names.has(nameOf(a)))
+    .map((a) => ({ kind: 'recipient-missing', severity: 'warning' as const, message: `${a} (from get_maintainer.pl) is not among the recipients, under this or another address (${SUBMITTING}, "Select the recipients for your patch")` }));
 }
 
-function addressOf(a: string): string {
+export function addressOf(a: string): string {
   return (/<([^>]+)>/.exec(a)?.[1] ?? a).trim().toLowerCase();
+}
+
+/** A recipient's display name, unquoted and folded ("" for a bare address or a list's). */
+function nameOf(a: string): string {
+  const name = /^(.*?)\s*<[^>]+>\s*$/.exec(a)?.[1] ?? '';
+  return name.replace(/^"(.*)"$/, '$1').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /** Top-level names that never deliver mail (RFC 2606, RFC 6761): a placeholder, not a person. */

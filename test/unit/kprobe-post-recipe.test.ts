@@ -24,7 +24,7 @@ test('the manifest asks for an RFC and the kprobes KUnit suite with the census',
   expect(recipe.code).toBeUndefined();
   expect(recipe.manifest.rfc).toBe(true);
   expect(recipe.manifest.kunit).toEqual({
-    config: ['CONFIG_KUNIT=y', 'CONFIG_DEBUG_KERNEL=y', 'CONFIG_KPROBES=y', 'CONFIG_KRETPROBES=y', 'CONFIG_KPROBES_SANITY_TEST=y', 'CONFIG_ACPI=n'],
+    config: ['CONFIG_KUNIT=y', 'CONFIG_DEBUG_KERNEL=y', 'CONFIG_KPROBES=y', 'CONFIG_KRETPROBES=y', 'CONFIG_KPROBES_SANITY_TEST=y', 'CONFIG_MODULES=y', 'CONFIG_ACPI=n'],
     kprobeCensus: true,
     show: ['CONFIG_PREEMPT_NONE', 'CONFIG_PREEMPT_VOLUNTARY', 'CONFIG_PREEMPT', 'CONFIG_PREEMPT_DYNAMIC', 'CONFIG_OPTPROBES', 'CONFIG_X86_KERNEL_IBT', 'CONFIG_CPU_MITIGATIONS', 'CONFIG_SPECULATION_MITIGATIONS', 'CONFIG_MITIGATION_RETPOLINE', 'CONFIG_RETPOLINE', 'CONFIG_SMP', 'CONFIG_MODULES', 'CONFIG_BUG', 'CONFIG_CC_OPTIMIZE_FOR_SIZE'],
   });

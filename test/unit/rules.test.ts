@@ -52,6 +52,16 @@ test('every maintainer and list of get_maintainer.pl must be a recipient', () =>
   expect(checkRecipients(expected, { to: ['a@x.org'], cc: ['List <LIST@vger.kernel.org>', 'R <r@x.org>'] })).toEqual([]);
   const missing = checkRecipients(expected, { to: ['A <a@x.org>'], cc: [] });
   expect(missing.map((p) => p.message.split(' (')[0])).toEqual(['list@vger.kernel.org', 'R <r@x.org>']);
+  // The sender's matter on a received series: a warning, not an error.
+  expect(missing.map((p) => p.severity)).toEqual(['warning', 'warning']);
+});
+
+test("a maintainer Cc'd at another address is there: by name, or by the tree's .mailmap", () => {
+  const expected = { to: ['Pavel Machek <pavel@ucw.cz>', 'Lee Jones <lee@kernel.org>'], cc: ['Daniel Thompson <danielt@kernel.org>'] };
+  const got = { to: ['"Pavel Machek" <pavel@kernel.org>', 'lee@kernel.org'], cc: ['<daniel@riscstar.com>'] };
+  const mailmap = (a: string) => (a === 'daniel@riscstar.com' ? 'danielt@kernel.org' : a);
+  expect(checkRecipients(expected, got, mailmap)).toEqual([]);
+  expect(checkRecipients(expected, got).map((p) => p.message.split(' (')[0])).toEqual(['Daniel Thompson <danielt@kernel.org>']);
 });
 
 describe('addresses that are no person\'s', () => {

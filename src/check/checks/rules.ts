@@ -11,8 +11,8 @@ import type { PatchCheck } from '../plugins.js';
 import { mailFiles } from '../tree-rules.js';
 import { parseSections, type MaintainersEntry } from '../../subsystems/maintainers.js';
 import { withoutKeywordOnly } from '../../subsystems/recipients.js';
-import { readAtCommit } from '../../tools/git.js';
-import { checkIdentity, checkMessage, checkRecipients, checkSeries, type Problem } from '../rules.js';
+import { gitTry, readAtCommit } from '../../tools/git.js';
+import { addressOf, checkIdentity, checkMessage, checkRecipients, checkSeries, type Problem } from '../rules.js';
 
 /** A review's fate of a patch (kept with its problems): its reply and b4's apply entry say it, not as something to fix. */
 const FATES = new Set(['not-applied', 'already-applied']);
@@ -42,7 +42,7 @@ export const rulesCheck: PatchCheck<'problems'> = {
         // The author and everyone a trailer names are recipients by definition (git send-email adds them).
         const named = [`<${c.author.email}>`, ...[...c.body.matchAll(/^[A-Za-z-]+-by:.*(<[^>]+>)\s*$/gim)].map((m) => m[1]!)];
         if (got.to.length + got.cc.length === 0) for (const a of [...expected.to, ...expected.cc]) unaddressed.add(a);
-        else problems.push(...checkRecipients(expected, { to: [...got.to, ...named], cc: got.cc }));
+        else problems.push(...checkRecipients(expected, { to: [...got.to, ...named], cc: got.cc }, await mailmapOf(opts.tree, opts.base, [...expected.to, ...expected.cc, ...got.to, ...got.cc])));
       }
       r.step(i + 1, 'rules', 'done', `${problems.length} problems`);
       out.push(problems);
@@ -79,6 +79,18 @@ async function maintainersOf(tree: KernelTree, entries: MaintainersEntry[], mail
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
+}
+
+/**
+ * Each address as the tree's .mailmap (at `base`) names its owner's canonical one, through `git check-mailmap`; an
+ * address it does not map stays as it is.
+ */
+async function mailmapOf(tree: KernelTree, base: string, contacts: string[]): Promise<(address: string) => string> {
+  const addresses = [...new Set(contacts.map(addressOf).filter((a) => a.includes('@')))];
+  const out = addresses.length ? await gitTry(tree.root, ['-c', `mailmap.blob=${base}:.mailmap`, 'check-mailmap', ...addresses.map((a) => `<${a}>`)]) : undefined;
+  const lines = (out ?? '').split('\n').filter(Boolean);
+  const map = new Map(lines.length === addresses.length ? addresses.map((a, i) => [a, addressOf(lines[i]!)]) : []);
+  return (a) => map.get(a) ?? a;
 }
 
 function splitAddresses(header: string | undefined): string[] {
