@@ -114,13 +114,17 @@ export function substanceOf(diff: string, now: (file: string) => string | undefi
     }
     const lines = squeeze((text ?? '').split('\n'));
     const added = f.hunks.flatMap((h) => runsOf(h.lines, '+'));
-    const key = (r: string[]) => r.join('\n');
+    const removed = f.hunks.flatMap((h) => runsOf(h.lines, '-'));
+    // A run the patch both removes and adds is moved: it is in the tree whether or not the patch was applied, so
+    // where it stands decides, by its neighbours in the hunk (`child = of_get_next_available_child(...)` moved up).
+    const key = (r: Run) => r.lines.join('\n');
+    const removedKeys = new Set(removed.map(key));
     const addedKeys = new Set(added.map(key));
-    const removed = f.hunks.flatMap((h) => runsOf(h.lines, '-')).filter((r) => !addedKeys.has(key(r)));
+    const stands = (r: Run, moved: boolean) => (moved ? besides(lines, r) : findBlock(lines, r.lines) >= 0);
     s.added += added.length;
-    s.addedThere += added.filter((r) => findBlock(lines, r) >= 0).length;
+    s.addedThere += added.filter((r) => stands(r, removedKeys.has(key(r)))).length;
     s.removed += removed.length;
-    s.removedGone += removed.filter((r) => findBlock(lines, r) < 0).length;
+    s.removedGone += removed.filter((r) => !stands(r, addedKeys.has(key(r)))).length;
   }
   return s;
 }
@@ -139,19 +143,34 @@ function squeeze(lines: string[]): string[] {
   return lines.map((l) => l.trim()).filter(Boolean);
 }
 
+/** A run of added or removed lines, and the context lines next to it in its hunk (trimmed; absent at an edge). */
+interface Run {
+  lines: string[];
+  before?: string;
+  after?: string;
+}
+
 /** The runs of consecutive `sign` lines of a hunk (trimmed, blanks left out) that hold more than punctuation. */
-function runsOf(hunk: string[], sign: '+' | '-'): string[][] {
-  const out: string[][] = [];
+function runsOf(hunk: string[], sign: '+' | '-'): Run[] {
+  const out: Run[] = [];
   let run: string[] = [];
-  for (const l of [...hunk, ' ']) {
+  let before: string | undefined;
+  const context = (l: string) => (l[0] === ' ' && l.trim() ? l.trim() : undefined);
+  for (const [i, l] of [...hunk, ' '].entries()) {
     if (l[0] === sign) run.push(l.slice(1));
     else if (l[0] !== '\\') {
       const r = squeeze(run);
-      if (r.some((x) => /[A-Za-z0-9_]/.test(x))) out.push(r);
+      if (r.some((x) => /[A-Za-z0-9_]/.test(x))) out.push({ lines: r, before, after: hunk.slice(i).map(context).find(Boolean) });
       run = [];
+      before = context(l) ?? before;
     }
   }
   return out;
+}
+
+/** Whether a moved run stands in `lines` next to a context line it has in its hunk. */
+function besides(lines: string[], r: Run): boolean {
+  return (r.before !== undefined && findBlock(lines, [r.before, ...r.lines]) >= 0) || (r.after !== undefined && findBlock(lines, [...r.lines, r.after]) >= 0);
 }
 
 /** Every hunk of `diff` that does not apply to the files as `src` has them, and why. */

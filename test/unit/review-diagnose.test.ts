@@ -54,6 +54,16 @@ describe('already applied in substance', () => {
     expect(appliedInSubstance(substanceOf(p, () => 'a();\nb();\n\tunlock();\nc();\nnew_call();\n'))).toBe(true);
     expect(appliedInSubstance(substanceOf(p, () => 'a();\n\tunlock();\n\tputs("x");\nb();\nold();\nnew_call();\n'))).toBe(false);
   });
+  // 6.1's drivers/leds/leds-spi-byte.c: a patch that moves a line above its first use conflicts there; the line is in
+  // the tree because it is the very line the patch removes, at its old place.
+  test('a moved line counts where it stands: at its old place the patch is not applied, at its new one it is', () => {
+    const moved = diff(['@@ -1,6 +1,6 @@', ' \tint ret;', '+\tchild = next_child(np);', ' \tcount = count_children(np);', ' \tif (count != 1)', ' \t\treturn -EINVAL;', '-\tchild = next_child(np);', ' \tled = alloc(dev);']);
+    const notYet = ['\tint ret;', '\tcount = count_children(np, 0);', '\tif (count != 1)', '\t\treturn -EINVAL;', '\tchild = next_child(np);', '\tled = alloc(dev);', ''].join('\n');
+    expect(substanceOf(moved, () => notYet)).toEqual({ added: 1, addedThere: 0, removed: 1, removedGone: 0 });
+    expect(appliedInSubstance(substanceOf(moved, () => notYet))).toBe(false);
+    const taken = ['\tint ret;', '\tchild = next_child(np);', '\tcount = count_children(np, 0);', '\tif (count != 1)', '\t\treturn -EINVAL;', '\tled = alloc(dev);', ''].join('\n');
+    expect(appliedInSubstance(substanceOf(moved, () => taken))).toBe(true);
+  });
   test('a patch of punctuation only, or a file the tree lacks, is never applied so', () => {
     expect(appliedInSubstance(substanceOf(diff(['@@ -1,2 +1,2 @@', ' a();', '-}', '+};']), () => 'a();\n};\n'))).toBe(false);
     expect(appliedInSubstance(measure(undefined))).toBe(false);
