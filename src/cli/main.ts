@@ -270,6 +270,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .positional('mailbox', { type: 'string', describe: 'an mbox (mboxo/mboxrd), a Maildir, a folder of .patch files, or - for stdin' })
         .option('base', { type: 'string', coerce: checks.text('--base'), describe: "base when the series names no base-commit this tree has (default: the tree's HEAD, with a warning)" })
         .option('v', opt.version('review this version of the series when the mailbox holds several (default: the newest)'))
+        .option('copy', { type: 'string', coerce: checks.copy, describe: 'of a version sent more than once, review this copy: 1 the oldest (default: the newest)' })
         .option('out', opt.out('output folder (default ./out): replies and report.json go to out/review/<series>/v<N>/'))
         .option('config', opt.config('defconfig, allmodconfig or a .config file'))
         .option('build', { type: 'boolean', default: true, describe: 'build each patch in a bubblewrap sandbox (--no-build: apply, checkpatch, rules, recipients only)' })
@@ -294,6 +295,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           input: a.mailbox,
           base: a.base,
           version: a.v,
+          copy: a.copy as number | undefined,
           out: a.out,
           config: a.config,
           build: a.build,
@@ -416,6 +418,13 @@ function optionChecks(io: Io) {
       if (!/^[1-9][0-9]*$/.test(s) || !Number.isSafeInteger(Number(s))) {
         throw new UsageError(`-v/--series-version ${shown(s)}: not a positive integer`, 'a series version is 1, 2, 3...; leave -v out for the default');
       }
+      return Number(s);
+    }),
+
+    /** --copy of review: which copy of a version sent more than once, 1 the oldest. */
+    copy: checked((v) => {
+      const s = single(v, '--copy');
+      if (!/^[1-9][0-9]*$/.test(s) || !Number.isSafeInteger(Number(s))) throw new UsageError(`--copy ${shown(s)}: not a positive integer`, 'a copy is 1 (the oldest sent), 2, 3...; leave --copy out for the newest');
       return Number(s);
     }),
 

@@ -20,6 +20,8 @@ export interface ReviewArgs {
   base?: string;
   /** Which version of the series, when the mailbox holds several. */
   version?: number;
+  /** Of a version sent more than once, which copy (1 the oldest; default the newest). */
+  copy?: number;
   out?: string;
   config: string;
   distcc: boolean;
@@ -49,6 +51,7 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
     single: a.b4Check,
     base: a.base,
     version: a.version,
+    copy: a.copy,
     build: a.build && !a.b4Check,
     trust: a.trust,
     strict: a.strict,

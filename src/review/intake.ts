@@ -47,19 +47,31 @@ export interface Intake {
 export interface IntakeOptions {
   /** Review this version (`-v N`), else the newest. */
   version?: number;
+  /** Of a version sent more than once, review this copy (`--copy N`, 1 the oldest), else the newest. */
+  copy?: number;
 }
 
 const BASE_COMMIT = /^base-commit: ([0-9a-f]{7,40})\s*$/m;
 
 export function identifySeries(messages: Message[], opts: IntakeOptions = {}): Intake {
   const mails = readThreads(messages);
-  const all = sentSeries(mails).filter((s) => s.parts.size > 0);
-  if (all.length === 0) return empty();
+  const sent = sentSeries(mails).filter((s) => s.parts.size > 0);
+  if (sent.length === 0) return empty();
   const problems: Problem[] = [];
-  const chosen = choose(all, opts.version);
+  // An unnumbered patch sent into the thread of a series of the same version (patchwork's "orphaned patch") is no
+  // part of it and not what a reviewer asked for: named, not reviewed, unless the mailbox holds nothing else.
+  const orphans = sent.filter((s) => orphanOf(s, sent));
+  const all = orphans.length < sent.length ? sent.filter((s) => !orphans.includes(s)) : sent;
+  for (const o of all === sent ? [] : orphans) {
+    const m = [...o.parts.values()][0]!;
+    problems.push({ kind: 'orphan-patch', severity: 'note', message: `"${m.message.subject}" answers the series' thread but is no numbered part of it (patchwork keeps it apart too); not reviewed with the series: save it on its own to review it` });
+  }
+  const { chosen, copies } = choose(all, opts.version, opts.copy);
   const others = all.filter((s) => s !== chosen);
-  if (others.length) {
-    problems.push({ kind: 'other-versions', severity: 'note', message: `the mailbox also holds ${others.map(nameOf).join(', ')}; reviewing ${nameOf(chosen)} (-v N picks another)` });
+  if (copies.length > 1) problems.push({ kind: 'resent', severity: 'note', message: resentWords(chosen, copies) });
+  const versions = others.filter((s) => !copies.includes(s));
+  if (versions.length) {
+    problems.push({ kind: 'other-versions', severity: 'note', message: `the mailbox also holds ${versions.map(nameOf).join(', ')}; reviewing ${nameOf(chosen)} (-v N picks another)` });
   }
   const parts = new Map([...chosen.parts].map(([n, m]) => [n, { mail: m, from: undefined as number | undefined }]));
   let cover = chosen.cover;
@@ -71,7 +83,8 @@ export function identifySeries(messages: Message[], opts: IntakeOptions = {}): I
       if (!parts.has(n) && m) (parts.set(n, { mail: m, from: earlier.version }), filled.push(`${n}/${chosen.total}`));
     }
     if (!cover && earlier.cover) (cover = earlier.cover), filled.unshift('the cover letter');
-    if (filled.length) problems.push({ kind: 'partial-reroll', severity: 'note', message: `v${chosen.version} resends only ${[...chosen.parts.keys()].map((n) => `${n}/${chosen.total}`).join(', ')}: ${filled.join(', ')} taken from v${earlier.version}, as b4 does` });
+    const from = earlier.version === chosen.version ? `the copy of v${earlier.version} sent ${whenSent(earlier)}` : `v${earlier.version}`;
+    if (filled.length) problems.push({ kind: 'partial-reroll', severity: 'note', message: `v${chosen.version}${copies.length > 1 ? ` as sent ${whenSent(chosen)}` : ''} resends only ${[...chosen.parts.keys()].map((n) => `${n}/${chosen.total}`).join(', ')}: ${filled.join(', ')} taken from ${from}, as b4 does` });
   }
   for (const n of chosen.doubled) problems.push({ kind: 'part-duplicate', severity: 'warning', message: `patch ${n}/${chosen.total} is in the mailbox twice; the later copy is used` });
   const missing = range(chosen.total).filter((n) => !parts.has(n));
@@ -113,13 +126,43 @@ function empty(): Intake {
   return { subject: '', version: 1, rfc: false, resend: false, prefixes: [], total: 0, patches: [], replies: 0, revisions: [], problems: [] };
 }
 
-/** The asked version, else the newest: the highest version, and of equal ones the one sent last. */
-function choose(all: SentSeries[], version: number | undefined): SentSeries {
-  const order = [...all].sort((a, b) => b.version - a.version || (b.latest?.getTime() ?? 0) - (a.latest?.getTime() ?? 0) || b.first - a.first);
-  if (version === undefined) return order[0]!;
-  const asked = order.find((s) => s.version === version);
-  if (!asked) throw new MailboxError(`-v ${version}: the mailbox holds ${order.map(nameOf).join(', ')}`, 'pick one of the versions it holds, or leave -v out for the newest');
-  return asked;
+/**
+ * The asked version, else the newest; of a version sent more than once (a resend, an unlabelled second revision),
+ * the asked copy, else the one sent last, as b4 takes it. `copies`: every copy of that version, the oldest first.
+ */
+function choose(all: SentSeries[], version: number | undefined, copy: number | undefined): { chosen: SentSeries; copies: SentSeries[] } {
+  const order = [...all].sort((a, b) => b.version - a.version || sentAt(b) - sentAt(a) || b.first - a.first);
+  const newest = version === undefined ? order[0] : order.find((s) => s.version === version);
+  if (!newest) throw new MailboxError(`-v ${version}: the mailbox holds ${order.map(nameOf).join(', ')}`, 'pick one of the versions it holds, or leave -v out for the newest');
+  const copies = order.filter((s) => s.version === newest.version).reverse();
+  if (copy === undefined) return { chosen: newest, copies };
+  const asked = copies[copy - 1];
+  if (!asked) throw new MailboxError(`--copy ${copy}: v${newest.version} was sent ${copies.length === 1 ? 'once' : `${copies.length} times`}`, `pick a copy from 1 (the oldest) to ${copies.length}, or leave --copy out for the newest`);
+  return { chosen: asked, copies };
+}
+
+/** A single unnumbered patch without a cover letter that answers a cover letter or numbered part of a series of its version. */
+function orphanOf(s: SentSeries, all: SentSeries[]): boolean {
+  const [m] = [...s.parts.values()];
+  if (s.parts.size !== 1 || s.cover || m!.subject.numbered) return false;
+  return s.answers.some((a) => all.some((o) => o !== s && o.version === s.version && (o.cover === a || [...o.parts.values()].includes(a)) && (o.cover !== undefined || o.total > 1)));
+}
+
+/** When a copy was sent, to the minute (UTC), for telling copies apart. */
+function whenSent(s: SentSeries): string {
+  return s.latest ? s.latest.toISOString().slice(0, 16).replace('T', ' ') : 'undated';
+}
+
+function sentAt(s: SentSeries): number {
+  return s.latest?.getTime() ?? 0;
+}
+
+/** "v1 (2 patches) was sent 3 times (2026-01-01 10:00, ...); reviewing the newest, copy 3 of 3 (--copy N picks another)" */
+function resentWords(chosen: SentSeries, copies: SentSeries[]): string {
+  const when = whenSent;
+  const n = copies.indexOf(chosen) + 1;
+  const which = n === copies.length ? 'the newest' : n === 1 ? 'the oldest' : `copy ${n}`;
+  return `v${chosen.version} was sent ${copies.length} times (${copies.map((c) => `${when(c)}: ${c.parts.size} patch${c.parts.size === 1 ? '' : 'es'}${c.cover ? ' and a cover letter' : ''}`).join('; ')}); reviewing ${which}, copy ${n} of ${copies.length}${copies.some((c) => !c.latest) ? ' in mailbox order' : ''} (--copy N picks another, 1 the oldest)`;
 }
 
 /** The series a partial reroll resends parts of: an earlier one of as many parts, the newest first. */

@@ -25,6 +25,8 @@ export interface ReviewOptions extends BuildOptions {
   base?: string;
   /** Which version when the mailbox holds several (default the newest). */
   version?: number;
+  /** Of a version sent more than once, which copy (1 the oldest; default the newest). */
+  copy?: number;
   build: boolean;
   /** The user vouches for the code: build without the sandbox. */
   trust: boolean;
@@ -89,7 +91,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   if (messages.some((m) => !m.from.address && hasDiff(m.raw))) {
     throw new MailboxError(`${opts.input}: a diff without mail headers (no From:), which git am cannot apply`, 'commit it and write it with git format-patch, or apply it with git apply');
   }
-  const intake = opts.single ? identifyOne(messages) : identifySeries(messages, { version: opts.version });
+  const intake = opts.single ? identifyOne(messages) : identifySeries(messages, { version: opts.version, copy: opts.copy });
   if (intake.patches.length === 0) {
     const pull = messages.map((m) => PULL.exec(m.body)).find((x) => x !== null);
     if (pull) throw new MailboxError(`${opts.input}: a pull request (git request-pull) for ${[pull[1], pull[2]].filter(Boolean).join(' ')}, not patches`, 'fetch it and check its commits: kseries check --range <base>..FETCH_HEAD');

@@ -29,6 +29,8 @@ export interface SentSeries {
   /** Mailbox order of its first message, for telling resends apart. */
   first: number;
   latest?: Date;
+  /** Patches and cover letters of other series that its messages answer (a fix-up sent into a series' thread). */
+  answers: Mail[];
 }
 
 const DIFF = /^diff --git |^--- \S.*\n\+\+\+ \S|^@@ -\d|^GIT binary patch$/m;
@@ -97,7 +99,7 @@ export function sentSeries(mails: Mail[]): SentSeries[] {
     if (into) into.push(...g);
     else merged.push([...g]);
   }
-  return merged.map(seriesOf);
+  return merged.map((g) => ({ ...seriesOf(g), answers: g.flatMap((m) => (m.parent && parts.includes(m.parent) && !g.includes(m.parent) ? [m.parent] : [])) }));
 }
 
 /** Whether `child`, answering `up`, belongs to `up`'s series. */
@@ -132,7 +134,7 @@ function versionOf(g: Mail[]): number {
   return Math.max(1, ...g.filter((m) => m.subject.versioned).map((m) => m.subject.version));
 }
 
-function seriesOf(g: Mail[]): SentSeries {
+function seriesOf(g: Mail[]): Omit<SentSeries, 'answers'> {
   const sorted = [...g].sort((a, b) => a.at - b.at);
   const cover = sorted.filter((m) => m.kind === 'cover').at(-1);
   const parts = new Map<number, Mail>();

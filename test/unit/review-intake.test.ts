@@ -94,7 +94,7 @@ describe('the series in a mailbox', () => {
     const s = identifySeries([msg('[PATCH] a: fix', { date: '2026-01-01' }), msg('[PATCH] a: fix', { date: '2026-01-02', body: 'newer\n\nSigned-off-by: A <a@x.org>' })]);
     expect(s.patches).toHaveLength(1);
     expect(s.patches[0]!.message.body).toMatch(/^newer/);
-    expect(kinds(s)).toEqual(['other-versions']);
+    expect(kinds(s)).toEqual(['resent']);
   });
 
   test('hg email numbering, [Patch 2/2]:, PATCHv3', () => {
@@ -137,7 +137,39 @@ describe('the series in a mailbox', () => {
     const v1b = [msg('[PATCH 1/2] a: one', { id: 'u2@x', parent: 'u1@x', date: '2026-01-05', body: 'again\n\nSigned-off-by: A <a@x.org>' }), msg('[PATCH 2/2] a: two', { parent: 'u2@x', refs: ['u1@x', 'u2@x'], date: '2026-01-05', body: 'again\n\nSigned-off-by: A <a@x.org>' })];
     const s = identifySeries([...v1, ...v1b]);
     expect(s.patches.map((p) => p.message.body.slice(0, 5))).toEqual(['again', 'again']);
-    expect(kinds(s)).toEqual(['other-versions']);
+    expect(s.problems.map((p) => [p.kind, p.message])).toEqual([['resent', 'v1 was sent 2 times (2026-01-01 00:00: 2 patches; 2026-01-05 00:00: 2 patches); reviewing the newest, copy 2 of 2 (--copy N picks another, 1 the oldest)']]);
+  });
+
+  test('a resend of the same version that lacks a part: the part is taken from the earlier copy, said with its date', () => {
+    const first = [msg('[PATCH 1/2] a: one', { id: 'q1@x', date: '2026-03-01T08:00:00Z' }), msg('[PATCH 2/2] a: two', { parent: 'q1@x', date: '2026-03-01T08:00:00Z' })];
+    const again = msg('[PATCH 2/2] a: two', { date: '2026-03-04T08:00:00Z', body: 'again\n\nSigned-off-by: A <a@x.org>' });
+    const s = identifySeries([...first, again]);
+    expect(s.patches.map((p) => p.message.body.slice(0, 5))).toEqual(['text\n', 'again']);
+    expect(s.problems.find((p) => p.kind === 'partial-reroll')?.message).toBe('v1 as sent 2026-03-04 08:00 resends only 2/2: 1/2 taken from the copy of v1 sent 2026-03-01 08:00, as b4 does');
+  });
+
+  test("an unnumbered patch sent into a series' thread (patchwork's orphan) is named, and the series reviewed", () => {
+    const series = [msg('[PATCH 0/2] a: two', { id: 'o0@x', date: '2026-04-01' }), msg('[PATCH 1/2] a: one', { id: 'o1@x', parent: 'o0@x', date: '2026-04-01' }), msg('[PATCH 2/2] a: two', { parent: 'o0@x', date: '2026-04-01' })];
+    const orphan = msg('[PATCH] a: fix up one', { parent: 'o1@x', date: '2026-04-02' });
+    const s = identifySeries([...series, orphan]);
+    expect(s.cover?.messageId).toBe('o0@x');
+    expect(subjects(s)).toEqual(['[PATCH 1/2] a: one', '[PATCH 2/2] a: two']);
+    expect(s.problems.map((p) => [p.kind, p.message])).toEqual([['orphan-patch', '"[PATCH] a: fix up one" answers the series\' thread but is no numbered part of it (patchwork keeps it apart too); not reviewed with the series: save it on its own to review it']]);
+    // A new version answering the old thread is no orphan: it is reviewed.
+    const v2 = msg('[PATCH v2] a: all in one', { parent: 'o0@x', date: '2026-04-03' });
+    expect(subjects(identifySeries([...series, v2]))).toEqual(['[PATCH v2] a: all in one']);
+  });
+
+  test('the same version sent three times: the newest by date, whatever the mailbox order; --copy picks another', () => {
+    const sent = (day: string, word: string) => msg('[PATCH] a: fix', { date: `2026-02-${day}T09:30:00Z`, body: `${word}\n\nSigned-off-by: A <a@x.org>` });
+    const mbox = [sent('03', 'third'), sent('01', 'first'), sent('02', 'second')];
+    const s = identifySeries(mbox);
+    expect(s.patches[0]!.message.body).toMatch(/^third/);
+    expect(s.problems.map((p) => [p.kind, p.message])).toEqual([['resent', 'v1 was sent 3 times (2026-02-01 09:30: 1 patch; 2026-02-02 09:30: 1 patch; 2026-02-03 09:30: 1 patch); reviewing the newest, copy 3 of 3 (--copy N picks another, 1 the oldest)']]);
+    const oldest = identifySeries(mbox, { copy: 1 });
+    expect(oldest.patches[0]!.message.body).toMatch(/^first/);
+    expect(oldest.problems[0]!.message).toContain('reviewing the oldest, copy 1 of 3');
+    expect(() => identifySeries(mbox, { copy: 4 })).toThrow(/^--copy 4: v1 was sent 3 times$/);
   });
 
   test('a partial reroll (v3 resends only 2/2) is completed from v2, as b4 does', () => {
