@@ -15,6 +15,7 @@ import { guessBase } from './base-guess.js';
 import { appliedInSubstance, diagnose, diffPart, pathsOf, substanceOf, type HunkFailure, type Substance } from './diagnose.js';
 import type { IncomingPatch } from './intake.js';
 import { addTrailers } from './trailers.js';
+import { recount } from '../edits/apply.js';
 
 export interface ApplyOutcome {
   index: number;
@@ -24,6 +25,8 @@ export interface ApplyOutcome {
   reason?: string;
   /** It did not apply because the tree already has it. */
   already?: boolean;
+  /** What git applied only once repaired, said as a warning: blank context lines a mail client stripped of their space. */
+  damage?: string;
   failures: HunkFailure[];
 }
 
@@ -63,11 +66,22 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
           }
           const file = path.join(work, `${String(i).padStart(4, '0')}.eml`);
           fs.writeFileSync(file, mailForAm(p));
-          const am = await gitRunRaw(dir, ['am', '-q', '--no-3way', file], { env: COMMITTER });
-          const diff = diffPart(p.message.body);
+          const sent = diffPart(p.message.body);
+          // A mail client that strips trailing whitespace leaves empty context lines empty. git reads such a line as
+          // an empty context line, and so does kseries, with the counts taken from the lines (git apply --recount);
+          // it is said as a warning, applied or not.
+          const repaired = blankContext(sent);
+          const diff = repaired?.diff ?? sent;
+          const damage = repaired ? `${repaired.lines} blank context line${repaired.lines === 1 ? '' : 's'} lost ${repaired.lines === 1 ? 'its' : 'their'} leading space on the way (a mail client); read as empty context lines, as git apply does` : undefined;
+          let am = await gitRunRaw(dir, ['am', '-q', '--no-3way', file], { env: COMMITTER });
+          if (am.code !== 0 && repaired) {
+            await gitRunRaw(dir, ['am', '--abort']);
+            fs.writeFileSync(file, mailForAm(p, repaired.diff));
+            am = await gitRunRaw(dir, ['am', '-q', '--no-3way', file], { env: COMMITTER });
+          }
           if (am.code === 0) {
             const commit = (await gitRaw(dir, ['rev-parse', 'HEAD'])).trim();
-            outcomes.push({ index: i, applied: true, commit, failures: [] });
+            outcomes.push({ index: i, applied: true, commit, ...(damage ? { damage } : {}), failures: [] });
             for (const f of pathsOf(diff)) touched.set(f, [...(touched.get(f) ?? []), i]);
             continue;
           }
@@ -87,7 +101,7 @@ export async function applySeries(tree: KernelTree, base: string, patches: Incom
           const reason = failures.length ? kindWords(failures[0]!.kind) : diff ? 'does not apply' : 'holds no diff';
           const guess = failures.some((f) => f.kind !== 'mangled') ? await guessBase(dir, diff) : undefined;
           const madeOn = guess ? `; its index lines name the files of ${guess.commit}${guess.matched < guess.of ? ` (${guess.matched} of ${guess.of} files)` : ''}` : '';
-          outcomes.push({ index: i, applied: false, reason: `${reason}: ${failures[0]?.message ?? gitSays}${madeOn}`, failures });
+          outcomes.push({ index: i, applied: false, reason: `${reason}: ${failures[0]?.message ?? gitSays}${madeOn}`, ...(damage ? { damage } : {}), failures });
           stopped = `patch ${i} before it did not apply`;
           failed.push({ index: i, files: pathsOf(diff) });
         }
@@ -160,13 +174,37 @@ function kindWords(kind: HunkFailure['kind']): string {
  * The mail git am gets: the decoded text as UTF-8 8bit (so trailers from replies can be added to the message),
  * author and date as sent, the subject as sent (git am strips the [PATCH] prefix).
  */
-export function mailForAm(p: IncomingPatch): string {
+export function mailForAm(p: IncomingPatch, diff?: string): string {
   const m: Message = p.message;
+  const body = diff === undefined ? m.body : m.body.replace(diffPart(m.body), diff);
   const headers = [
     `From: ${encodeHeader(formatAddress(m.from))}`,
     ...(m.date ? [`Date: ${mailDate(m.date)}`] : []),
     `Subject: ${encodeHeader(m.subject)}`,
     ...(m.messageId ? [`Message-ID: <${m.messageId}>`] : []),
   ];
-  return writeMail(headers, addTrailers(m.body, p.trailers));
+  return writeMail(headers, addTrailers(body, p.trailers));
+}
+
+/**
+ * The diff with its hunks' empty lines read as empty context lines and the counts taken from the lines, as git apply
+ * --recount reads it; undefined when no hunk has an empty line (or the diff cannot be read so).
+ */
+function blankContext(diff: string): { diff: string; lines: number } | undefined {
+  const lines = diff.split('\n');
+  // An empty line after the last hunk line ends the diff; one before it is a context line that lost its space.
+  const last = lines.reduce((at, x, i) => (/^[ +-]/.test(x) && !x.startsWith('-- ') && !x.startsWith('--- ') ? i : at), -1);
+  let inHunk = false;
+  let blank = 0;
+  for (const [i, l] of lines.entries()) {
+    if (l.startsWith('@@')) inHunk = true;
+    else if (l.startsWith('diff ') || l.startsWith('--- ')) inHunk = false;
+    else if (inHunk && l === '' && i < last) blank++;
+  }
+  if (!blank) return undefined;
+  try {
+    return { diff: recount(diff, 'the mail'), lines: blank };
+  } catch {
+    return undefined;
+  }
 }

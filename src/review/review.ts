@@ -120,7 +120,8 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     const c = o.applied ? checked.patches[applied.indexOf(o)] : undefined;
     if (c) {
       const { commit, ...rest } = c;
-      patches.push({ ...rest, index: o.index, applied: true, commit, trailers: p?.trailers ?? [], failures: [] });
+      const damage = o.damage ? [{ kind: 'whitespace-damage', severity: 'warning' as const, message: o.damage }] : [];
+      patches.push({ ...rest, problems: [...damage, ...rest.problems], index: o.index, applied: true, commit, trailers: p?.trailers ?? [], failures: [] });
       continue;
     }
     const checkpatch = p ? await checkpatchMail(tree.root, p.message.raw, { strict: opts.strict, history }) : { errors: 0, warnings: 0, checks: 0, findings: [] };
@@ -133,7 +134,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
       proofs: [],
       checkpatch,
       tree: [],
-      problems: [o.already ? { kind: 'already-applied', severity: 'warning', message: o.reason! } : { kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }],
+      problems: [o.already ? { kind: 'already-applied', severity: 'warning', message: o.reason! } : { kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }, ...(o.damage ? [{ kind: 'whitespace-damage', severity: 'warning' as const, message: o.damage }] : [])],
       trailers: p?.trailers ?? [],
       failures: o.failures,
     });

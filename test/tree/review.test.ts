@@ -236,3 +236,37 @@ test('mutated mailboxes through the whole command on the real tree: exit 0, 1 or
   }
   console.log(`${runs} mutated mailboxes through kseries review: exit codes ${JSON.stringify(codes)}`);
 });
+
+describe('mailbox shapes of real lists', () => {
+  const bsearch = (id: string) => spec({
+    id,
+    patches: [{ subject: 'lib/bsearch: Say the array is sorted', body: `Say it.\n\n${SOB}`, edits: [{ file: 'lib/bsearch.c', from: 'binary search an array', to: 'binary search a sorted array' }] }],
+  });
+
+  test('blank context lines a mail client stripped of their space: applied, as git applies them, with a warning', async () => {
+    const mbox = seriesMbox(bsearch('blank-context'));
+    const stripped = mbox.replace(/^ $/gm, '');
+    expect(stripped).not.toBe(mbox);
+    const { report } = await review('blank-context', stripped, '--no-build');
+    expect(report.patches.map((p) => p.applied)).toEqual([true]);
+    const damage = report.patches[0]!.problems.find((p) => p.kind === 'whitespace-damage');
+    expect(damage?.severity).toBe('warning');
+    expect(damage?.message).toMatch(/^\d+ blank context lines? lost (its|their) leading space on the way \(a mail client\); read as empty context lines, as git apply does$/);
+    // The same patch with its file missing from the tree is a wrong base, not a damaged diff.
+    const elsewhere = stripped.replaceAll('lib/bsearch.c', 'lib/bsearch-elsewhere.c');
+    const moved = await review('blank-context-elsewhere', elsewhere, '--no-build');
+    expect(moved.report.patches[0]!.failures.map((f) => f.kind)).toEqual(['wrong-base']);
+  });
+
+  test('the same patch sent twice: the newest copy reviewed, both named with their dates', async () => {
+    const first = seriesMbox(bsearch('resent-1')).replace(/^Date: .*$/m, 'Date: Mon, 1 Dec 2026 10:00:00 +0000');
+    const again = seriesMbox(bsearch('resent-2')).replace(/^Date: .*$/m, 'Date: Wed, 3 Dec 2026 10:00:00 +0000').replace('Say it.', 'Say it, again.');
+    const { report } = await review('resent', `${again}\n${first}`, '--no-build');
+    expect(report.patches.map((p) => p.applied)).toEqual([true]);
+    const resent = report.problems.find((p) => p.kind === 'resent');
+    expect(resent?.message).toBe('v1 was sent 2 times (2026-12-01 10:00: 1 patch; 2026-12-03 10:00: 1 patch); reviewing the newest, copy 2 of 2 (--copy N picks another, 1 the oldest)');
+    const oldest = await review('resent-oldest', `${again}\n${first}`, '--no-build', '--copy', '1');
+    expect(oldest.report.problems.find((p) => p.kind === 'resent')?.message).toContain('reviewing the oldest, copy 1 of 2');
+  });
+});
+
