@@ -39,10 +39,13 @@ export function checkMessage(c: CommitMessage): Problem[] {
   const prose = lines.slice(0, trailerStart).join('\n').trim();
   const trailers = lines.slice(trailerStart).filter((l) => l.trim() !== '');
   if (!prose) add('body-empty', 'error', `the commit message has no body: say what the patch does and why (${SUBMITTING}, "Describe your changes")`);
-  const sob = trailers.filter((t) => /^Signed-off-by:/i.test(t));
   const own = `Signed-off-by: ${c.author.name} <${c.author.email}>`;
-  if (!sob.some((t) => t.trim().toLowerCase() === own.toLowerCase())) {
-    add('author-signoff', 'error', `no "${own}" line from the author (${SUBMITTING}, "Sign your work - the Developer's Certificate of Origin")`);
+  // The author's, by address or by name: a name spelled otherwise (Ondřej, Ondrej) is checkpatch's own warning.
+  const authors = (ls: string[]) => ls.filter((t) => /^Signed-off-by:/i.test(t.trim()) && sameSigner(t, c.author));
+  if (!authors(trailers).length) {
+    const elsewhere = authors(lines.slice(0, trailerStart))[0];
+    if (elsewhere) add('signoff-misplaced', 'warning', `"${elsewhere.trim()}" is not in the trailer block that ends the message (text follows it), where git interpret-trailers and b4 look (${SUBMITTING}, "Sign your work - the Developer's Certificate of Origin")`);
+    else add('author-signoff', 'error', `no "${own}" line from the author (${SUBMITTING}, "Sign your work - the Developer's Certificate of Origin")`);
   }
   for (const t of trailers.filter((l) => /^Fixes:/i.test(l))) {
     if (!/^Fixes: [0-9a-f]{12,40} \(".+"\)$/.test(t.trim())) {
@@ -79,6 +82,14 @@ export function checkSeries(subjects: string[], cover: { subject: string; body: 
     else seen.set(s, i);
   });
   return problems;
+}
+
+/** Whether a Signed-off-by line names the author: the same address, or the same name (case and spacing aside). */
+function sameSigner(line: string, author: { name: string; email: string }): boolean {
+  const m = /^Signed-off-by:\s*(.*?)\s*<([^>]+)>\s*$/i.exec(line.trim());
+  if (!m) return false;
+  const fold = (x: string) => x.replace(/\s+/g, ' ').trim().toLowerCase();
+  return fold(m[2]!) === fold(author.email) || (fold(m[1]!) !== '' && fold(m[1]!) === fold(author.name));
 }
 
 /** Where the trailer block (the last paragraph of `Key: value` lines) starts; lines.length when there is none. */

@@ -17,6 +17,11 @@ describe('commit messages', () => {
     ['an empty body', msg('lib: Do it', SOB), ['body-empty']],
     ['no sign-off', msg('lib: Do it', 'Say why.'), ['author-signoff']],
     ['somebody else signs off', msg('lib: Do it', 'Say why.\n\nSigned-off-by: Other <o@example.org>'), ['author-signoff']],
+    // Real mail (Armbian's sunxi-6.12 patches): the author's name spelled otherwise at the same address is the author's
+    // (checkpatch warns of the mismatch itself); a sign-off with text after it is there, not where trailers go.
+    ['the author at the same address, the name spelled otherwise', { subject: 'i2c: mv64xxx: Quiet', body: 'Say why.\n\nSigned-off-by: Ondrej Jirman <megi@xff.cz>', author: { name: 'Ondřej Jirman', email: 'megi@xff.cz' } }, []],
+    ['the author by name at another address', msg('lib: Do it', 'Say why.\n\nSigned-off-by: Ada Lovelace <ada@kernel.org>'), []],
+    ['a sign-off with text after it', msg('lib: Do it', `Say why.\n\n${SOB}\n\nMore notes after the sign-off.`), ['signoff-misplaced']],
     ['a good Fixes:', msg('lib: Fix it', `Say why.\n\nFixes: 0123456789ab ("lib: Break it")\n${SOB}`), []],
     ['a short Fixes: hash', msg('lib: Fix it', `Say why.\n\nFixes: 0123456 ("lib: Break it")\n${SOB}`), ['fixes-format']],
     ['Fixes: without the subject', msg('lib: Fix it', `Say why.\n\nFixes: 0123456789ab\n${SOB}`), ['fixes-format']],
