@@ -11,6 +11,9 @@ import { TRANSFER_TEXT, type ReasonKind, type SiteVerdict } from './verdict.js';
 /** Bytes of the JMP32 an optimized probe writes. */
 const JMP32_SIZE = 5;
 
+/** The suffix GCC gives the part of a function it moves out of line: .cold, or .cold.<N> (GCC 8). */
+const COLD_SUFFIX = /\.cold(\.\d+)?$/;
+
 /** Instructions x86's can_boost() refuses, as far as the mnemonic tells: x87, fences, and system instructions. */
 const NOT_BOOSTABLE = /^(f[a-z0-9]*|cpuid|rdtscp?|rdmsr|wrmsr|rdpmc|[lms]fence|clflush(opt)?|xsave\w*|xrstor\w*|fxsave\w*|fxrstor\w*|[ls]dmxcsr|rdrand|rdseed|cmpxchg(8|16)b|wbinvd|invd|invlpg|[ls](g|i|l)dt|bound|hlt|int\w*|ud[012]?)$/;
 
@@ -272,6 +275,52 @@ export class ObjectAnalysis {
     }
     return 'move';
   }
+
+  /**
+   * Whether the .cold fix (kprobe-cold) newly refuses to optimize a probe at `fn+offset`: can_optimize() accepts it
+   * within its own symbol (a model: room for the JMP32 before the symbol ends, boostable instructions under it, no
+   * jump of the symbol into it, no indirect jump or exception table entry in it), and the other part of its function
+   * in this object (<fn>.cold[.N] for <fn>, <fn> for a .cold part) jumps into the JMP32's bytes or holds an indirect
+   * jump or an exception table entry, which the fix decodes too.
+   */
+  coldRefuses(fn: ObjSymbol, offset: number): boolean {
+    const others = this.otherParts(fn);
+    const s = this.sections.get(fn.section);
+    if (!others.length || !s) return false;
+    const n = instructionIndexAt(s.insns, fn.value + offset);
+    const at = fn.value + offset;
+    if (s.insns[n]?.address !== at) return false;
+    const f = this.facts.get(fn)!;
+    if (f.refused || f.undecoded || f.anyIndirectJump || f.anyExTable || fn.value + fn.size - at < JMP32_SIZE) return false;
+    for (let k = n; k < s.insns.length && s.insns[k]!.address < at + JMP32_SIZE; k++) {
+      if (s.transfer[k] || NOT_BOOSTABLE.test(opcodeOf(s.insns[k]!).mnemonic)) return false;
+    }
+    const same = (a: ObjSymbol, b: ObjSymbol | undefined) => !!b && a.section === b.section && a.value === b.value;
+    const into = (from: (g: ObjSymbol | undefined) => boolean) => {
+      for (let t = at + 1; t < at + JMP32_SIZE; t++) {
+        if ((this.reachedBy.get(s.name)?.get(t) ?? []).some((r) => r.kind === 'branch-target' && r.by && from(functionAt(this.code, r.by.section, r.by.offset)))) return true;
+      }
+      return false;
+    };
+    if (into((g) => same(fn, g))) return false;
+    if (others.some((o) => this.facts.get(o)?.anyIndirectJump || this.facts.get(o)?.anyExTable)) return true;
+    return into((g) => others.some((o) => same(o, g)));
+  }
+
+  /** The other parts of `fn`'s function in this object: <fn>.cold[.N] for <fn>, and <fn> for <fn>.cold[.N]. */
+  private otherParts(fn: ObjSymbol): ObjSymbol[] {
+    if (!this.parts) {
+      this.parts = new Map();
+      for (const g of this.functions()) {
+        const base = g.name.replace(COLD_SUFFIX, '');
+        this.parts.set(base, [...(this.parts.get(base) ?? []), g]);
+      }
+    }
+    const cold = COLD_SUFFIX.test(fn.name);
+    return (this.parts.get(fn.name.replace(COLD_SUFFIX, '')) ?? []).filter((g) => g !== fn && COLD_SUFFIX.test(g.name) !== cold);
+  }
+
+  private parts?: Map<string, ObjSymbol[]>;
 
   /** Branches, calls and taken addresses of one code section, and the indirect jumps of its functions. */
   private readCode(s: CodeSection, indirect: Map<ObjSymbol, { insn: Instruction; text: string }[]>): void {

@@ -11,6 +11,8 @@ export interface Census {
   functions: number;
   /** Functions GCC split off as <function>.cold[.N]: the parts the .cold fix decodes (none in a kernel built -Os). */
   coldParts: number;
+  /** Sites whose optimization the .cold fix newly refuses (ObjectAnalysis.coldRefuses, a model of can_optimize()). */
+  coldRefused: number;
   sites: number;
   /** Sites where the object code proves the probe may move (the analyzer's `safe`). */
   move: number;
@@ -36,7 +38,7 @@ export function kernelObjects(buildDir: string): Promise<string[]> {
 /** Analyze `objects` (relative to `buildDir`), as many at once as there are cores. */
 export async function kprobeCensus(buildDir: string, objects: string[]): Promise<Census> {
   const started = Date.now();
-  const c: Census = { objects: objects.length, functions: 0, coldParts: 0, sites: 0, move: 0, stay: 0, stayBy: {}, x86: { move: 0, disagree: 0, disagreeBy: {}, examples: {} }, seconds: 0 };
+  const c: Census = { objects: objects.length, functions: 0, coldParts: 0, coldRefused: 0, sites: 0, move: 0, stay: 0, stayBy: {}, x86: { move: 0, disagree: 0, disagreeBy: {}, examples: {} }, seconds: 0 };
   let next = 0;
   const worker = async () => {
     while (next < objects.length) {
@@ -47,6 +49,7 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
         if (/\.cold(\.\d+)?$/.test(fn.name)) c.coldParts++;
         for (const site of analysis.sitesOf(fn)) {
           c.sites++;
+          if (analysis.coldRefuses(fn, site.offset)) c.coldRefused++;
           const reason = primaryReason(site);
           if (site.verdict === 'safe') c.move++;
           else {

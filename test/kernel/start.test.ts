@@ -93,6 +93,11 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   expect(cr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 7 }, series: { status: 'passed', passed: 8 }, added: ['kprobes_test_x86.test_kprobe_cold_jump'] });
   expect(cr.kunit!.without).toMatchObject({ subject: 'x86/kprobes: Check the .cold part of a function in can_optimize()', failed: ['kprobes_test_x86.test_kprobe_cold_jump'] });
   expect(cr.kunit!.standard).toMatchObject({ status: 'passed', passed: 8 });
+  // What the fix newly refuses, counted on its test kernel: at least the test's own probe before the .cold part's target.
+  const coldCensus = cr.kunit!.census!;
+  expect(coldCensus.coldParts).toBeGreaterThanOrEqual(1);
+  expect(coldCensus.coldRefused).toBeGreaterThanOrEqual(1);
+  console.log(`kprobe-cold on its test kernel: ${coldCensus.coldParts} .cold parts, ${coldCensus.coldRefused} of ${coldCensus.sites} sites newly refused`);
   const coldFiles = fs.readdirSync(kc).filter((f) => f.endsWith('.patch')).sort();
   expect(coldFiles).toHaveLength(4);
   for (const f of coldFiles.slice(1)) {
@@ -110,6 +115,8 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   const ccover = fs.readFileSync(path.join(kc, coldFiles[0]!), 'utf8');
   expect(ccover).toMatch(/^Subject: \[PATCH 0\/3\] x86\/kprobes: Let can_optimize\(\) see jumps from a function's \.cold part$/m);
   expect(ccover.replace(/\n/g, ' ')).toMatch(/7 of 7 tests passed on the base, 8 of 8 with the series, which adds test_kprobe_cold_jump\. Without patch 2, 7 of 8 passed: test_kprobe_cold_jump failed\./);
+  const fixMail = fs.readFileSync(path.join(kc, coldFiles[2]!), 'utf8').replace(/\s+/g, ' ');
+  expect(fixMail).toContain(`finds ${coldCensus.coldRefused} of ${coldCensus.sites} instruction sites where the symbol alone let a probe be optimized`);
   const coldBase = git(tree.root, 'rev-parse', 'kseries/kprobe-cold/v1~3').trim();
 
   // kprobe-post: five RFC patches on top of the fix, checkpatch-clean, KUnit passing on the fix and with the series,

@@ -105,6 +105,16 @@ describe('kprobe analyze: one rule per case', () => {
     expect(v.reasons.length).toBe(verdict === 'error' ? 1 : kinds.length);
   });
 
+  it("the .cold fix's model: a probe whose JMP32 its .cold part jumps into is newly refused; the others are not", () => {
+    const t = objects.targets!;
+    const fn = (name: string) => t.functions().find((f) => f.name === name)!;
+    // t_cold: mov (0), add (3: the .cold part jumps back here), test (7), jnz t_cold.cold (10), ret.
+    expect([0, 3, 7].map((o) => t.coldRefuses(fn('t_cold'), o))).toEqual([true, false, false]);
+    // In the .cold part the JMP32 would cover its own jmp; a function without a .cold part is never refused so.
+    expect(t.coldRefuses(fn('t_cold.cold'), 0)).toBe(false);
+    expect(t.coldRefuses(fn('t_loop'), 0)).toBe(false);
+  });
+
   it('says why in words: the instruction, the branch and where it comes from', () => {
     const t = objects.targets!;
     expect(t.site('t_loop', 0).reasons).toEqual(['the next instruction is the target of `jne` at t_loop+0xb']);
