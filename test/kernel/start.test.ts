@@ -1,4 +1,5 @@
 // `kseries start` (npm start) end to end, as a maintainer reads what it emits.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,15 +11,24 @@ import type { MeasureReport } from '../../src/recipes/static-key/measure.js';
 import { checkpatchMail } from '../../src/check/checks/checkpatch.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import { cacheDir } from '../../src/tree/paths.js';
+import type { KernelTree } from '../../src/tree/tree.js';
 import { expectConfigAsBuilt, expectHintsAsInDiff, expectNamesTouched, expectOneTree, expectSizesAsBuilt, readMail } from '../helpers/maintainer-read.js';
 import { MEASURED } from '../helpers/kernels.js';
 import { cli, git, userTree } from '../helpers/tree.js';
 
-/** The defconfig build directory check used last (kseries' cache, per tree). */
-function defconfigBuild(): string {
-  const root = path.join(cacheDir(), 'build');
-  const dirs = fs.readdirSync(root).map((d) => path.join(root, d, 'defconfig')).filter((d) => fs.existsSync(path.join(d, '.config')));
-  return dirs.sort((a, b) => fs.statSync(path.join(b, '.config')).mtimeMs - fs.statSync(path.join(a, '.config')).mtimeMs)[0]!;
+/**
+ * The x86-64 defconfig build folder of `tree` that a check report was built in: of the tree's folders (the config's,
+ * and one per set of symbols asked for, `defconfig+<digest>`), the newest whose .config sets what the report's config
+ * line switched on and has CONFIG_WERROR off.
+ */
+function defconfigBuild(tree: KernelTree, on: string[]): string {
+  const root = path.join(cacheDir(), 'build', createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12));
+  const dirs = fs.readdirSync(root).filter((d) => d === 'defconfig' || d.startsWith('defconfig+')).map((d) => path.join(root, d)).filter((d) => fs.existsSync(path.join(d, '.config')));
+  const fits = (d: string) => {
+    const config = fs.readFileSync(path.join(d, '.config'), 'utf8');
+    return !/^CONFIG_WERROR=y$/m.test(config) && on.every((s) => new RegExp(`^CONFIG_${s}=[ym]$`, 'm').test(config));
+  };
+  return dirs.filter(fits).sort((a, b) => fs.statSync(path.join(b, '.config')).mtimeMs - fs.statSync(path.join(a, '.config')).mtimeMs)[0]!;
 }
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-start-'));
@@ -40,12 +50,13 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   // One series per maintainer tree, each its own folder; together they hold the demo flags.
   const dirs = fs.readdirSync(path.join(cwd, 'out')).filter((d) => d.startsWith('static-keys')).map((d) => path.join(cwd, 'out', d, 'v1'));
   expect(dirs.length).toBeGreaterThan(0);
-  const dotConfig = fs.readFileSync(path.join(defconfigBuild(), '.config'), 'utf8');
   const proofs: CheckReport['patches'][number]['proofs'] = [];
   const trees = new Set<string>();
   for (const dir of dirs) {
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')) as CheckReport;
     expect(report.verdict).toBe('clean');
+    const built = defconfigBuild(tree, report.configAsBuilt?.on ?? []);
+    const dotConfig = fs.readFileSync(path.join(built, '.config'), 'utf8');
     proofs.push(...report.patches.flatMap((p) => p.proofs));
     // The series boots clean under lockdep with its writers run.
     expect(report.boot).toMatchObject({ ok: true, config: 'minimal+lockdep', failures: [] });
@@ -68,7 +79,7 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
       expectNamesTouched(mail, report.patches[i]!.proofs.flatMap((p) => p.functions ?? []), sources);
     }
     // The figures of each object are those of the built objects (size -A, readelf), and the series goes to one tree.
-    expectSizesAsBuilt(report, defconfigBuild());
+    expectSizesAsBuilt(report, built);
     const route = await expectOneTree(tree.root, mails);
     expect(trees.has(route.tree), `two series for ${route.tree}`).toBe(false);
     trees.add(route.tree);
