@@ -19,14 +19,14 @@ import { cli, git, userTree } from '../helpers/tree.js';
 /**
  * The x86-64 defconfig build folder of `tree` that a check report was built in: of the tree's folders (the config's,
  * and one per set of symbols asked for, `defconfig+<digest>`), the newest whose .config sets what the report's config
- * line switched on and has CONFIG_WERROR off.
+ * line switched on, has CONFIG_WERROR off and holds the objects whose sizes the report states.
  */
-function defconfigBuild(tree: KernelTree, on: string[]): string {
+function defconfigBuild(tree: KernelTree, on: string[], objects: string[] = []): string {
   const root = path.join(cacheDir(), 'build', createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12));
   const dirs = fs.readdirSync(root).filter((d) => d === 'defconfig' || d.startsWith('defconfig+')).map((d) => path.join(root, d)).filter((d) => fs.existsSync(path.join(d, '.config')));
   const fits = (d: string) => {
     const config = fs.readFileSync(path.join(d, '.config'), 'utf8');
-    return !/^CONFIG_WERROR=y$/m.test(config) && on.every((s) => new RegExp(`^CONFIG_${s}=[ym]$`, 'm').test(config));
+    return !/^CONFIG_WERROR=y$/m.test(config) && on.every((s) => new RegExp(`^CONFIG_${s}=[ym]$`, 'm').test(config)) && objects.every((o) => fs.existsSync(path.join(d, o)));
   };
   return dirs.filter(fits).sort((a, b) => fs.statSync(path.join(b, '.config')).mtimeMs - fs.statSync(path.join(a, '.config')).mtimeMs)[0]!;
 }
@@ -55,7 +55,7 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   for (const dir of dirs) {
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')) as CheckReport;
     expect(report.verdict).toBe('clean');
-    const built = defconfigBuild(tree, report.configAsBuilt?.on ?? []);
+    const built = defconfigBuild(tree, report.configAsBuilt?.on ?? [], report.patches.flatMap((p) => (p.build.sizes ?? []).map((z) => z.object)));
     const dotConfig = fs.readFileSync(path.join(built, '.config'), 'utf8');
     proofs.push(...report.patches.flatMap((p) => p.proofs));
     // The series boots clean under lockdep with its writers run.
