@@ -75,7 +75,10 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
   const series = await kunitAt(tree, range.tip, range.base, 'series', spec.config, { ...at, accel: base.accel, inside });
   const accel = base.accel ?? series.accel;
   if (base.kernel.why) log(`KUnit: the test kernel is ${kunitKernelLabel(base.kernel)}, ${base.kernel.why}`);
-  const without = spec.without ? await unfixed(tree, range, spec, { ...at, accel: base.accel }, log) : undefined;
+  const names = (r: KunitRun) => new Set(r.tests.map((t) => `${t.suite}.${t.name}`));
+  const before = names(base.run);
+  const added = [...names(series.run)].filter((n) => !before.has(n));
+  const without = spec.without ? await unfixed(tree, range, spec, added, { ...at, accel: base.accel }, log) : undefined;
   // Tests that pass in kseries' test kernel must pass where maintainers run them too: kunit.py's own configuration
   // differs (PREEMPT_DYNAMIC, more of the kernel), and a test may depend on it.
   let standard: KunitResult | undefined;
@@ -90,20 +93,13 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
     kernel: base.kernel,
     base: base.run,
     series: series.run,
-    added: [],
+    added,
     problems: [...broken(base.run, 'base'), ...against(base.run, series.run, 'series'), ...(standard ? against(base.run, standard.run, "series in kunit.py's own configuration") : [])],
     ok: false,
     ...(without ? { without } : {}),
     ...(standard ? { standard: { ...standard.run, kernel: standard.kernel } } : {}),
   };
-  const names = (r: KunitRun) => new Set(r.tests.map((t) => `${t.suite}.${t.name}`));
-  const before = names(base.run);
-  report.added = [...names(series.run)].filter((n) => !before.has(n));
-  if (without) {
-    // A suite that crashed counts where the series adds a test to it; kunit.py's outer group is no suite of its own.
-    without.failed = without.failed.filter((f) => !f.endsWith(' (crashed)') || report.added.some((a) => a.startsWith(`${f.slice(0, -' (crashed)'.length)}.`)));
-    report.problems.push(...unshown(without, report.added));
-  }
+  if (without) report.problems.push(...unshown(without, added));
   report.ok = report.problems.length === 0;
   if (census) report.census = census;
   return report;
@@ -130,7 +126,7 @@ async function kunitAt(tree: KernelTree, commit: string, candidatesAt: string, s
 }
 
 /** The series' tests on the series without the patch kunit.without names (its fix). */
-async function unfixed(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, opts: KunitOptions, log: (line: string) => void): Promise<NonNullable<KunitReport['without']>> {
+async function unfixed(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, added: string[], opts: KunitOptions, log: (line: string) => void): Promise<NonNullable<KunitReport['without']>> {
   const subject = spec.without!;
   const commits = (await gitRaw(tree.root, ['log', '--format=%H %s', `${range.base}..${range.tip}`])).trim().split('\n');
   const fix = commits.find((l) => l.slice(41) === subject)?.slice(0, 40);
@@ -139,8 +135,12 @@ async function unfixed(tree: KernelTree, range: { base: string; tip: string }, s
   log(`KUnit: the series' tests without "${subject}", which they must show the bug of`);
   const { run } = await kunitAt(tree, commit, range.base, 'unfixed', spec.config, opts);
   // A test that crashed the kernel shows the bug as well as one that failed: 6.1's KUnit does not survive the fault,
-  // and kunit.py reports the suite it was in as one nameless case in error.
-  const failed = run.tests.filter((t) => t.status !== 'PASS' && t.status !== 'SKIP').map((t) => (t.name ? `${t.suite}.${t.name}` : `${t.suite} (crashed)`));
+  // and kunit.py reports the suite it was in as one nameless case in error. Such a suite counts where the series adds
+  // a test to it; kunit.py's outer group is no suite of its own.
+  const crashedSuite = (suite: string) => added.some((a) => a.startsWith(`${suite}.`));
+  const failed = run.tests
+    .filter((t) => t.status !== 'PASS' && t.status !== 'SKIP' && (t.name || crashedSuite(t.suite)))
+    .map((t) => (t.name ? `${t.suite}.${t.name}` : `${t.suite} (crashed)`));
   return { subject, run, failed };
 }
 

@@ -159,10 +159,9 @@ function sentAt(s: SentSeries): number {
 
 /** "v1 (2 patches) was sent 3 times (2026-01-01 10:00, ...); reviewing the newest, copy 3 of 3 (--copy N picks another)" */
 function resentWords(chosen: SentSeries, copies: SentSeries[]): string {
-  const when = whenSent;
   const n = copies.indexOf(chosen) + 1;
   const which = n === copies.length ? 'the newest' : n === 1 ? 'the oldest' : `copy ${n}`;
-  return `v${chosen.version} was sent ${copies.length} times (${copies.map((c) => `${when(c)}: ${c.parts.size} patch${c.parts.size === 1 ? '' : 'es'}${c.cover ? ' and a cover letter' : ''}`).join('; ')}); reviewing ${which}, copy ${n} of ${copies.length}${copies.some((c) => !c.latest) ? ' in mailbox order' : ''} (--copy N picks another, 1 the oldest)`;
+  return `v${chosen.version} was sent ${copies.length} times (${copies.map((c) => `${whenSent(c)}: ${c.parts.size} patch${c.parts.size === 1 ? '' : 'es'}${c.cover ? ' and a cover letter' : ''}`).join('; ')}); reviewing ${which}, copy ${n} of ${copies.length}${copies.some((c) => !c.latest) ? ' in mailbox order' : ''} (--copy N picks another, 1 the oldest)`;
 }
 
 /** The series a partial reroll resends parts of: an earlier one of as many parts, the newest first. */

@@ -120,8 +120,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     const c = o.applied ? checked.patches[applied.indexOf(o)] : undefined;
     if (c) {
       const { commit, ...rest } = c;
-      const damage = o.damage ? [{ kind: 'whitespace-damage', severity: 'warning' as const, message: o.damage }] : [];
-      patches.push({ ...rest, problems: [...damage, ...rest.problems], index: o.index, applied: true, commit, trailers: p?.trailers ?? [], failures: [] });
+      patches.push({ ...rest, problems: [...damageOf(o), ...rest.problems], index: o.index, applied: true, commit, trailers: p?.trailers ?? [], failures: [] });
       continue;
     }
     const checkpatch = p ? await checkpatchMail(tree.root, p.message.raw, { strict: opts.strict, history }) : { errors: 0, warnings: 0, checks: 0, findings: [] };
@@ -134,7 +133,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
       proofs: [],
       checkpatch,
       tree: [],
-      problems: [o.already ? { kind: 'already-applied', severity: 'warning', message: o.reason! } : { kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }, ...(o.damage ? [{ kind: 'whitespace-damage', severity: 'warning' as const, message: o.damage }] : [])],
+      problems: [o.already ? { kind: 'already-applied', severity: 'warning', message: o.reason! } : { kind: 'not-applied', severity: 'error', message: o.reason ?? 'not applied' }, ...damageOf(o)],
       trailers: p?.trailers ?? [],
       failures: o.failures,
     });
@@ -186,6 +185,11 @@ async function onPrerequisites(tree: KernelTree, base: string, pre: Prerequisite
   }
   problems.push({ kind: 'prerequisites-missing', severity: 'warning', message: `the series stands on ${patches}${sent}, named by prerequisite-patch-id, which no branch of this tree holds on base-commit ${base.slice(0, 12)}; applied without them (b4 am fetches them by prerequisite-message-id)` });
   return base;
+}
+
+/** The warning of a patch a mail client damaged on the way (blank context lines), applied or not. */
+function damageOf(o: ApplyOutcome): Problem[] {
+  return o.damage ? [{ kind: 'whitespace-damage', severity: 'warning', message: o.damage }] : [];
 }
 
 function notBuilt(reason: string): BuildReport {

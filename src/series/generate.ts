@@ -150,9 +150,9 @@ function kunitVars(k: KunitReport): TemplateVars {
     kernel: kunitKernelLabel(k.kernel),
     base: run(k.base),
     series: run(k.series),
-    added: k.added.map((n) => n.replace(/^[^.]*\./, '')),
+    added: k.added.map(caseName),
     standard: k.standard ? run(k.standard) : false,
-    without: k.without?.run ? { ...run(k.without.run), subject: k.without.subject, failed: k.without.failed.map((n) => n.replace(/^[^.]*\./, '')) } : false,
+    without: k.without?.run ? { ...run(k.without.run), subject: k.without.subject, failed: k.without.failed.map(caseName) } : false,
     problems: k.problems,
     census: c
       ? {
@@ -170,6 +170,11 @@ function kunitVars(k: KunitReport): TemplateVars {
         }
       : false,
   };
+}
+
+/** A test's name without its suite, as a message names it ("suite.case" → "case"; a crashed suite as it is). */
+function caseName(test: string): string {
+  return test.replace(/^[^.]*\./, '');
 }
 
 /** The census's reasons in a cover letter's words. */
