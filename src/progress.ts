@@ -55,8 +55,23 @@ export function buildSample(buildDir: string, estimate?: () => Promise<number | 
   };
 }
 
-function objectsWritten(buildDir: string, since: number): number {
+/** The kernel objects (.o) in `buildDir` written since `since` (ms), leaving out the host programs of scripts/ and tools/. */
+export function objectsWritten(buildDir: string, since: number): number {
   let n = 0;
+  walkObjects(buildDir, (mtime) => {
+    if (mtime >= since) n++;
+  });
+  return n;
+}
+
+/** The kernel objects (.o) in `buildDir`, host programs left out. */
+export function objectsIn(buildDir: string): number {
+  let n = 0;
+  walkObjects(buildDir, () => n++);
+  return n;
+}
+
+function walkObjects(buildDir: string, each: (mtimeMs: number) => void): void {
   const walk = (dir: string, top: boolean) => {
     let entries: fs.Dirent[];
     try {
@@ -67,11 +82,13 @@ function objectsWritten(buildDir: string, since: number): number {
     for (const e of entries) {
       if (e.isDirectory()) {
         if (!(top && (e.name === 'scripts' || e.name === 'tools'))) walk(path.join(dir, e.name), false);
-      } else if (e.name.endsWith('.o') && (fs.statSync(path.join(dir, e.name), { throwIfNoEntry: false })?.mtimeMs ?? 0) >= since) n++;
+      } else if (e.name.endsWith('.o')) {
+        const mtime = fs.statSync(path.join(dir, e.name), { throwIfNoEntry: false })?.mtimeMs;
+        if (mtime !== undefined) each(mtime);
+      }
     }
   };
   walk(buildDir, true);
-  return n;
 }
 
 /** "building the minimal boot kernel: 412 of about 1157 objects, 3m12s" */

@@ -9,20 +9,20 @@ import { configSymbolsFor, type ReadText } from '../build/kbuild.js';
  * -O2 as real kernels are built, not tinyconfig's -Os, so the code measured is the code proved. A gzip'd image, not
  * tinyconfig's xz: every relink of a series compresses the kernel again, and gzip does it in a fraction of the time
  * (the decompressor runs before the kernel does: nothing measured changes). The ORC unwinder x86-64 kernels ship with,
- * not tinyconfig's guessing one, which fails the KUnit suites that check a stack trace (boot/kunit.ts runs KUnit here).
+ * not tinyconfig's guessing one, whose traces of a lockdep splat are guesses.
  */
 export const BOOT_SYMBOLS = [
   '64BIT', 'PRINTK', 'PRINTK_TIME', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'BLK_DEV_INITRD', 'DEVTMPFS',
   'PROC_FS', 'SYSFS', 'BINFMT_ELF', 'BINFMT_SCRIPT', 'MULTIUSER', 'FUTEX', 'EPOLL', 'SIGNALFD', 'TIMERFD', 'EVENTFD',
   'POSIX_TIMERS', 'FILE_LOCKING', 'SHMEM', 'TMPFS', 'NET', 'INET', 'UNIX', 'CGROUPS', 'JUMP_LABEL', 'KALLSYMS', 'KPROBES',
-  'KPROBE_EVENTS', 'FTRACE', 'DEBUG_FS', 'CC_OPTIMIZE_FOR_PERFORMANCE', 'KERNEL_GZIP', 'UNWINDER_ORC', 'KUNIT',
+  'KPROBE_EVENTS', 'FTRACE', 'DEBUG_FS', 'CC_OPTIMIZE_FOR_PERFORMANCE', 'KERNEL_GZIP', 'UNWINDER_ORC',
 ];
 
 /**
- * Switched off in every boot kernel: tinyconfig's -Os, xz and guessing unwinder (the choices above replace them),
- * address randomization, and KUnit's tests at boot: they run only when kunit.py boots the kernel (kunit.enable=1).
+ * Switched off in every boot kernel: tinyconfig's -Os, xz and guessing unwinder (the choices above replace them), and
+ * address randomization.
  */
-export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'KERNEL_XZ', 'UNWINDER_GUESS', 'RANDOMIZE_BASE', 'KUNIT_DEFAULT_ENABLED'];
+export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'KERNEL_XZ', 'UNWINDER_GUESS', 'RANDOMIZE_BASE'];
 
 /**
  * What `minimal` switches off of kvm_guest.config, for devices the guest does not have: QEMU runs with -nodefaults,
@@ -31,6 +31,14 @@ export const BOOT_OFF = ['CC_OPTIMIZE_FOR_SIZE', 'KERNEL_XZ', 'UNWINDER_GUESS', 
  * candidate's or a series' object that needs one of them switches it on again.
  */
 export const NO_SUCH_DEVICE = ['VIRTIO_MENU', 'VIRTIO', 'VIRTIO_CONSOLE', 'VIRTIO_BLK', 'NETDEVICES', 'NETWORK_FILESYSTEMS', '9P_FS', 'NET_9P', 'HID', 'PTP_1588_CLOCK', 'IPV6', 'IP_PNP'];
+
+/**
+ * What `minimal` keeps off even where a candidate's object depends on it: ACPI, how the guest would find its devices,
+ * idle and power off (CHANGES_THE_KERNEL). Without this a candidate of EFI or PCI MMCONFIG code switched it on as a
+ * dependency, and with it about 300 objects (drivers/acpi, pnp, thermal, cpufreq, EFI) that measure only flags the
+ * guest never tests. A series' own object that needs it still gets it.
+ */
+export const GUEST_OFF = ['ACPI'];
 
 /** What a boot check adds so the workload can read back the interfaces a series switches keys from (/proc/sys). */
 export const CHECK_SYMBOLS = ['SYSCTL', 'PROC_SYSCTL'];

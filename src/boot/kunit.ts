@@ -1,17 +1,17 @@
-// KUnit on a commit of the tree: kunit.py boots a test kernel under QEMU (KVM where a probe guest boots, else TCG)
-// and kseries reads its results. The test kernel is, first choice, the one kernel kseries boots (check/kunit.ts asks
-// measure/kernel.ts for it, then runKunitOnBuild): built already when measure or check ran, with KUnit's tests run
-// only when kunit.py boots it (CONFIG_KUNIT_DEFAULT_ENABLED off), so a kunitconfig of KUnit and test symbols costs a
-// few objects, not a kernel. Otherwise (runKunitAt) tinyconfig with a console and the kunitconfig's symbols (kunit.py's
-// own start, olddefconfig of the kunitconfig alone, builds every default driver: twice the objects), which kunit.py
-// builds and keeps as long as its kunitconfig is a subset; a kunitconfig tinyconfig cannot satisfy builds from
-// kunit.py's own start. Each kernel follows a shared source folder in kseries' cache, so the series' kernel after the
-// base's rebuilds only what the series changes, whichever clone asked.
+// KUnit on a commit of the tree, as maintainers run it: the tree's tools/testing/kunit/kunit.py builds its own x86_64
+// configuration (the kunitconfig and kunit.py's QEMU lines, olddefconfig'd) and boots it under QEMU (KVM where a
+// probe guest boots, else TCG); kseries reads kunit.py's JSON. One build folder per kunitconfig (kunitKernelDir),
+// shared by every tree and series that asks for the same one (both kprobe series), following one shared source
+// folder: the base, the series and the series without its fix are one kernel built incrementally. A new
+// kunitconfig's folder starts as a copy of the KUnit folder used last, objects and all, so Kbuild recompiles only what
+// the other configuration changes (fixdep records which symbols each object reads).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KernelBuild } from '../build/builder.js';
+import { copyBuild } from '../build/builder.js';
 import { compilerPath } from '../build/compiler.js';
 import { objectsToBuild, setSymbols } from '../build/kbuild.js';
+import { ledgered } from '../build/ledger.js';
 import { onPath } from '../tools/which.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { retire, sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
@@ -19,7 +19,6 @@ import { kunitBuild, kunitExec, type KunitTree } from '../tools/kunit.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { chooseAccel, type Accel } from './accel.js';
-import { BOOT_OFF } from './config.js';
 
 export interface KunitTest {
   suite: string;
@@ -53,38 +52,8 @@ const SLOT_TEXT: Record<KunitSlot, string> = { base: 'base', series: 'series', u
 /** Seconds the booted test kernel may run its tests (TCG is slow; the kprobes suite takes about a second). */
 const EXEC_TIMEOUT = 300;
 
-/**
- * What the tinyconfig test kernel adds: 64-bit, printk on the serial console (KUnit's output), the menu most suites
- * sit in, and the unwinder x86-64 kernels ship with (tinyconfig's guessing one fails the suites that check a stack
- * trace, kprobes' nested kretprobe among them; BOOT_OFF switches it off).
- */
-const KUNIT_BASE = ['64BIT', 'PRINTK', 'TTY', 'SERIAL_8250', 'SERIAL_8250_CONSOLE', 'RUNTIME_TESTING_MENU', 'UNWINDER_ORC'];
-
-/** Symbols a kunitconfig may add to the boot kernel: KUnit and tests, code that runs only when kunit.py boots it. */
-const TEST_SYMBOL = /(^|_)(KUNIT|TESTS?)(_|$)/;
-
-/** Which kernel ran the tests: its configuration's name, and why not the one before it (boot kernel, tinyconfig). */
-/** How reports name kunit.py's own start as the test kernel. */
-export const KUNIT_PY = "kunit.py's config";
-
-export interface KunitKernel {
-  /** "minimal+lockdep" (the boot kernel), "tinyconfig" or "kunit.py's config". */
-  name: string;
-  why?: string;
-}
-
-/** How reports and messages name the test kernel: "minimal+lockdep + kunitconfig", "tinyconfig + kunitconfig", ... */
-export function kunitKernelLabel(k: KunitKernel): string {
-  return `${k.name} + kunitconfig`;
-}
-
-/** A kunitconfig's lines: the symbols it switches on and off, and the first that sets a value. */
-export function kunitLines(config: string[]): { on: string[]; off: string[]; valued?: string } {
-  // Every line is CONFIG_X=value: the recipe's manifest and check's --kunit reader keep no other.
-  const lines = config.map((l) => /^CONFIG_(\w+)=(.*)$/.exec(l)).filter((m) => m !== null);
-  const valued = lines.find((m) => !['y', 'm', 'n'].includes(m[2]!))?.[1];
-  return { on: lines.filter((m) => m[2] === 'y' || m[2] === 'm').map((m) => m[1]!), off: lines.filter((m) => m[2] === 'n').map((m) => m[1]!), ...(valued ? { valued } : {}) };
-}
+/** How reports and messages name the test kernel: kunit.py's own x86_64 configuration with the kunitconfig. */
+export const KUNIT_KERNEL = "kunit.py's x86_64 config + kunitconfig";
 
 export interface KunitOptions {
   /** Chosen on the first built kernel when not given (and returned, so that a second run uses the same). */
@@ -100,10 +69,9 @@ export interface KunitOptions {
 export interface KunitResult {
   run: KunitRun;
   accel?: Accel;
-  kernel: KunitKernel;
 }
 
-/** What building a test kernel gave, the same for every kernel. */
+/** What building a test kernel gave. */
 interface Built {
   ok: boolean;
   log: string[];
@@ -111,96 +79,68 @@ interface Built {
   compiler: string;
 }
 
-/**
- * Build and run KUnit with `config` (CONFIG_X=value lines) at `commit` in tinyconfig + the kunitconfig, or kunit.py's own
- * start when tinyconfig cannot serve it; `why` says why not the boot kernel.
- */
-export async function runKunitAt(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions = {}): Promise<KunitResult> {
-  const { on, off, valued } = kunitLines(config);
-  if (valued) return onKunitPyKernel(tree, commit, slot, config, `not tinyconfig: the kunitconfig sets CONFIG_${valued} to a value`, opts);
-  return onTinyKernel(tree, commit, slot, config, on, off, why, opts);
+/** The build folder of a kunitconfig's test kernel: one per kunitconfig (its lines, sorted), shared by every tree. */
+export function kunitKernelDir(config: string[], env?: NodeJS.ProcessEnv): string {
+  const digest = createHash('sha1').update([...config].sort().join('\n')).digest('hex').slice(0, 10);
+  return path.join(kunitKernelsDir(env), `${KUNIT_FOLDER}+${digest}`);
 }
 
-/** Why the boot kernel, with `set` symbols set, cannot run a kunitconfig's tests; undefined when it can. */
-export function bootRefuses(config: string[], set: ReadonlySet<string>): string | undefined {
-  const { on, off, valued } = kunitLines(config);
-  if (valued) return `not the boot kernel: the kunitconfig sets CONFIG_${valued} to a value`;
-  const needed = off.find((s) => set.has(s));
-  if (needed) return `not the boot kernel: the kunitconfig needs CONFIG_${needed} off, which the boot kernel has on`;
-  const other = on.find((s) => !set.has(s) && !TEST_SYMBOL.test(s));
-  if (other) return `not the boot kernel: the kunitconfig switches on CONFIG_${other}, no test, which would change the kernel measure counts in`;
-  return undefined;
+/** The folder of every kunitconfig's build folder. */
+function kunitKernelsDir(env?: NodeJS.ProcessEnv): string {
+  return path.join(cacheDir(env), 'build', 'shared');
 }
 
-/** KUnit in a configured kseries kernel build (the boot kernel, `name` as reports call it) at `commit`. */
-export async function runKunitOnBuild(build: KernelBuild, name: string, commit: string, slot: KunitSlot, config: string[], opts: KunitOptions = {}): Promise<KunitResult> {
-  const t = { source: build.source, buildDir: build.buildDir, kunitconfig: writeKunitconfig(build.buildDir, config) };
-  const started = Date.now();
-  const image = await build.buildImage(`building the ${name} kernel of the ${SLOT_TEXT[slot]} with KUnit`);
-  return execute(t, commit, slot, { ...image, seconds: seconds(started), compiler: build.compiler }, { name }, opts);
-}
+const KUNIT_FOLDER = 'kunit.py';
 
-/** In tinyconfig + the kunitconfig, built by kunit.py; in kunit.py's own start when tinyconfig cannot serve it. */
-async function onTinyKernel(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], on: string[], off: string[], why: string, opts: KunitOptions): Promise<KunitResult> {
-  const fell = await withKunitSource(tree, commit, opts, async (source) => {
-    const build = new KernelBuild(tree, source, { config: 'tinyconfig', flavour: 'kunit', distcc: false, env: opts.env, progress: opts.progress });
-    const left = await build.configure([...KUNIT_BASE, ...on], commit, [...BOOT_OFF, ...off]);
-    const missing = on.find((s) => left.has(s));
-    if (missing) return `not tinyconfig: ${left.get(missing)}`;
-    // kunit.py keeps a .config that holds its kunitconfig, as long as its record of the kunitconfig matches.
-    fs.writeFileSync(path.join(build.buildDir, 'last_used_kunitconfig'), [...archConfig(source), ...config].join('\n') + '\n');
-    return kunitPyBuilds(source, build.buildDir, commit, slot, config, { name: 'tinyconfig', why }, opts);
-  });
-  return typeof fell === 'string' ? onKunitPyKernel(tree, commit, slot, config, fell, opts) : fell;
-}
+/** What older kseries kept: KUnit in tinyconfig, and one kunit.py folder for every kunitconfig. */
+const RETIRED = ['tinyconfig-kunit', 'kunit.py-kunit'].flatMap((d) => ['', '.kunitconfig', '.base.results.json', '.series.results.json', '.unfixed.results.json'].map((x) => `build/shared/${d}${x}`));
 
 /**
- * In kunit.py's own start, as a maintainer runs the tests (`kunit.py run --arch=x86_64 --kunitconfig=...`): its x86_64
- * QEMU config and the kunitconfig, olddefconfig'd, in a build directory of its own.
+ * Build and run KUnit with `config` (CONFIG_X=value lines) at `commit`, as `kunit.py run --arch=x86_64
+ * --kunitconfig=...` does: kunit.py's configuration, its build, its QEMU command line.
  */
-export function onKunitPyKernel(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], why: string, opts: KunitOptions = {}): Promise<KunitResult> {
-  return withKunitSource(tree, commit, opts, (source) => {
-    const buildDir = path.join(cacheDir(opts.env), 'build', 'shared', 'kunit.py-kunit');
-    fs.mkdirSync(buildDir, { recursive: true });
-    return kunitPyBuilds(source, buildDir, commit, slot, config, { name: KUNIT_PY, why }, opts);
-  });
-}
-
-/** The shared KUnit source folder at `commit`, under its lock. */
-function withKunitSource<T>(tree: KernelTree, commit: string, opts: KunitOptions, work: (source: string) => Promise<T>): Promise<T> {
+export function runKunit(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], opts: KunitOptions = {}): Promise<KunitResult> {
   return withLockFile(sourceLock('kunit', opts.env), async () => {
-    // Before the test kernel started from tinyconfig, kunit.py made it in a build directory per tree, from a worktree.
-    await retire(tree, ['kunit'], ['kunit'], opts.env);
-    return work(await sourceAt(tree, commit, 'kunit', opts.env));
+    // Older kseries built KUnit in a worktree per tree, then in tinyconfig and in one folder for every kunitconfig.
+    await retire(tree, ['kunit'], RETIRED, opts.env);
+    const source = await sourceAt(tree, commit, 'kunit', opts.env);
+    const buildDir = kunitKernelDir(config, opts.env);
+    seedKunitDir(buildDir, opts.env);
+    return kunitPyBuilds(source, buildDir, commit, slot, config, opts);
   });
 }
 
-/** `kunit.py build` in `buildDir`, then the run; says so when kunit.py replaced the .config kseries made. */
-async function kunitPyBuilds(source: string, buildDir: string, commit: string, slot: KunitSlot, config: string[], kernel: KunitKernel, opts: KunitOptions): Promise<KunitResult> {
-  const symbols = () => setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'));
-  const seeded = kernel.name === 'tinyconfig' ? symbols() : undefined;
+/**
+ * A kunitconfig's new build folder starts as a copy of the KUnit folder built last, objects and all: kunit.py makes its
+ * .config anew (the kunitconfig it records differs) and Kbuild rebuilds what the change of configuration touches.
+ */
+function seedKunitDir(buildDir: string, env?: NodeJS.ProcessEnv): void {
+  if (fs.existsSync(path.join(buildDir, '.config'))) return;
+  const parent = kunitKernelsDir(env);
+  const built = (d: string) => fs.statSync(path.join(d, 'vmlinux'), { throwIfNoEntry: false })?.mtimeMs;
+  const siblings = fs.existsSync(parent) ? fs.readdirSync(parent).filter((n) => n.startsWith(`${KUNIT_FOLDER}+`)).map((n) => path.join(parent, n)) : [];
+  const newest = siblings.filter((d) => d !== buildDir && built(d) !== undefined).sort((a, b) => built(b)! - built(a)!)[0];
+  if (newest) copyBuild(newest, buildDir, { objects: true });
+}
+
+/** `kunit.py build` in `buildDir`, then the run. */
+async function kunitPyBuilds(source: string, buildDir: string, commit: string, slot: KunitSlot, config: string[], opts: KunitOptions): Promise<KunitResult> {
+  fs.mkdirSync(buildDir, { recursive: true });
   const t = { source, buildDir, kunitconfig: writeKunitconfig(buildDir, config) };
   const started = Date.now();
   const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
   const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
   const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
   const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
-  const built = await withProgress(`building the KUnit kernel of the ${SLOT_TEXT[slot]}`, opts.progress, buildSample(buildDir, estimate), () => kunitBuild(t, compiler));
-  // kunit.py made a .config of its own when one that was set is no longer (a symbol the commit adds, on by default,
-  // is no replacement); the next run then configures from tinyconfig again (configure() builds on a .config it finds).
-  const now = seeded && fs.existsSync(path.join(buildDir, '.config')) ? symbols() : undefined;
-  const replaced = seeded !== undefined && now !== undefined && [...seeded].some((s) => !now.has(s));
-  const ran = replaced ? { name: KUNIT_PY, why: 'not tinyconfig: kunit.py made a .config of its own' } : kernel;
+  const built = await withProgress(`building the KUnit kernel of the ${SLOT_TEXT[slot]}`, opts.progress, buildSample(buildDir, estimate), () => ledgered(buildDir, opts.env, () => kunitBuild(t, compiler)));
   const log = tail(`${built.stdout}\n${built.stderr}`);
-  const result = await execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, ran, opts);
-  if (replaced) fs.rmSync(path.join(buildDir, '.config'));
-  return result;
+  return execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, opts);
 }
 
 /** `kunit.py exec` of a built test kernel, its results read from kunit.py's JSON; `inside` runs before the lock is let go. */
-async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Built, kernel: KunitKernel, opts: KunitOptions): Promise<KunitResult> {
+async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Built, opts: KunitOptions): Promise<KunitResult> {
   const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds: built.seconds, compiler: built.compiler, runSeconds: 0 };
-  if (!built.ok) return { run: { ...empty, status: 'build-failed', log: built.log }, kernel };
+  if (!built.ok) return { run: { ...empty, status: 'build-failed', log: built.log } };
   const accel = opts.accel ?? (await chooseAccel(path.join(t.buildDir, 'arch/x86/boot/bzImage'), opts.env));
   const json = `${t.buildDir}.${slot}.results.json`;
   fs.rmSync(json, { force: true });
@@ -216,7 +156,7 @@ async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Bui
   if (opts.show?.length) run.settings = configSettings(fs.readFileSync(path.join(t.buildDir, '.config'), 'utf8'), opts.show);
   if (status !== 'passed') run.log = tail(`${ran.stdout}\n${ran.stderr}`);
   await opts.inside?.(t.buildDir);
-  return { run, accel, kernel };
+  return { run, accel };
 }
 
 /**
@@ -235,12 +175,6 @@ function writeKunitconfig(buildDir: string, config: string[]): string {
   const file = `${buildDir}.kunitconfig`;
   fs.writeFileSync(file, `${config.join('\n')}\n`);
   return file;
-}
-
-/** The lines kunit.py adds for x86_64 QEMU (its qemu_configs/x86_64.py), which it counts as the kunitconfig's. */
-function archConfig(source: string): string[] {
-  const text = fs.readFileSync(path.join(source, 'tools/testing/kunit/qemu_configs/x86_64.py'), 'utf8');
-  return text.match(/^CONFIG_\w+=[^\s']+/gm) ?? [];
 }
 
 interface KunitJsonGroup {

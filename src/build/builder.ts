@@ -10,6 +10,7 @@ import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { compilerPath, retireDependCache } from './compiler.js';
+import { ledgered } from './ledger.js';
 import { HOST, isHost, type Target } from './targets.js';
 import type { ConfigAsBuilt } from './config-line.js';
 import { configSymbolsFor, conjuncts, kconfigDepends, kconfigSelectors, objectsToBuild, sourceConditions, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
@@ -19,9 +20,10 @@ const KCONFIG_DIGESTS = new Map<string, string>();
 
 /**
  * The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine; 7: under the Kconfig files
- * of the range's tip, where a symbol the series adds is defined): an older memo is stale.
+ * of the range's tip, where a symbol the series adds is defined; 8: never a symbol the caller keeps off): an older
+ * memo is stale.
  */
-const CONFIGURE_LOGIC = 7;
+const CONFIGURE_LOGIC = 8;
 
 /** How many folders of asked symbol sets a build directory keeps beside it (KernelBuild.enter). */
 const VARIANTS_KEPT = 16;
@@ -83,14 +85,8 @@ export class KernelBuild {
     readonly source: string,
     private readonly opts: BuildOptions,
   ) {
-    const treeId = createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
     const target = opts.target ?? HOST;
-    // The host's build directories keep their names; another architecture's carry it ("defconfig-arm64").
-    const configName = [CONFIG_TARGETS[opts.config] ? configTarget(opts.config, target) : `file-${configFileHash(opts.config)}`, opts.flavour, isHost(target) || target.arch === HOST.arch ? '' : target.arch, target.llvm ? 'clang' : ''].filter(Boolean).join('-');
-    // A sandboxed build (someone else's code) never shares its directory with builds kseries later runs unsandboxed.
-    // A flavoured build (a boot kernel) follows a shared source folder (sourceAt), so it is shared by every tree too.
-    const owner = opts.flavour ? 'shared' : treeId;
-    this.home = this.dir = path.join(cacheDir(opts.env), 'build', owner, opts.sandbox ? `${configName}-sandboxed` : configName);
+    this.home = this.dir = buildDirOf(tree, opts);
     const env = opts.env ?? process.env;
     // The sandbox has no network: no distcc there, and the report says so.
     retireDependCache(env);
@@ -227,9 +223,10 @@ export class KernelBuild {
       const more: string[] = [];
       for (const s of wanted.filter((w) => !isSet(config, w))) {
         const needs = symbolsToMeet((await this.dependsOf(s, kconfigAt))?.deps ?? [], (n) => isSet(config, n)) ?? [];
-        const unmet = needs.filter((n) => !isSet(config, n) && !wanted.includes(n));
+        // What the caller keeps off stays off: the symbol is reported with that dependency unmet.
+        const unmet = needs.filter((n) => !isSet(config, n) && !wanted.includes(n) && !disable.includes(n));
         // Its dependencies are met and it is still off: a symbol without a prompt, which only a `select` sets.
-        const selector = unmet.length === 0 && needs.every((n) => isSet(config, n)) ? (await this.selectorsOf(s, kconfigAt)).find((x) => !wanted.includes(x)) : undefined;
+        const selector = unmet.length === 0 && needs.every((n) => isSet(config, n)) ? (await this.selectorsOf(s, kconfigAt)).find((x) => !wanted.includes(x) && !disable.includes(x)) : undefined;
         more.push(...unmet, ...(selector ? [selector] : []));
       }
       if (more.length === 0) break;
@@ -403,11 +400,13 @@ export class KernelBuild {
     const first = !fs.existsSync(path.join(this.buildDir, 'vmlinux'));
     const read = (f: string) => fs.promises.readFile(path.join(this.source, f), 'utf8').catch(() => undefined);
     const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(this.buildDir, '.config'), 'utf8'))) : undefined;
-    const res = await withProgress(what, this.opts.progress, buildSample(this.buildDir, estimate), async () => {
-      const kernel = await runMakeMerged(this.make, ['vmlinux']);
-      // The image around vmlinux .incbins what the build just made: never from ccache (compiler.ts).
-      return kernel.code !== 0 ? kernel : runMakeMerged({ ...this.make, env: { ...this.make.env, CCACHE_DISABLE: '1' } }, ['bzImage']);
-    });
+    const res = await withProgress(what, this.opts.progress, buildSample(this.buildDir, estimate), () =>
+      ledgered(this.buildDir, this.opts.env, async () => {
+        const kernel = await runMakeMerged(this.make, ['vmlinux']);
+        // The image around vmlinux .incbins what the build just made: never from ccache (compiler.ts).
+        return kernel.code !== 0 ? kernel : runMakeMerged({ ...this.make, env: { ...this.make.env, CCACHE_DISABLE: '1' } }, ['bzImage']);
+      }),
+    );
     return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
   }
 
@@ -522,6 +521,19 @@ export class KernelBuild {
   }
 }
 
+/**
+ * The build directory of a config and target: the host's keep their config's name, another architecture's carry it
+ * ("defconfig-arm64"), clang's say so. A sandboxed build (someone else's code) never shares its directory with builds
+ * kseries later runs unsandboxed; a flavoured build (a boot kernel) follows a shared source folder (sourceAt), so it
+ * is shared by every tree too.
+ */
+export function buildDirOf(tree: KernelTree, opts: Pick<BuildOptions, 'config' | 'flavour' | 'target' | 'sandbox' | 'env'>): string {
+  const target = opts.target ?? HOST;
+  const configName = [CONFIG_TARGETS[opts.config] ? configTarget(opts.config, target) : `file-${configFileHash(opts.config)}`, opts.flavour, isHost(target) || target.arch === HOST.arch ? '' : target.arch, target.llvm ? 'clang' : ''].filter(Boolean).join('-');
+  const owner = opts.flavour ? 'shared' : createHash('sha1').update(tree.gitCommonDir).digest('hex').slice(0, 12);
+  return path.join(cacheDir(opts.env), 'build', owner, opts.sandbox ? `${configName}-sandboxed` : configName);
+}
+
 /** The make target of an object: its path, but a device tree blob's is below its architecture's dts folder. */
 function makeTarget(object: string): string {
   return object.endsWith('.dtb') ? object.replace(/^arch\/[^/]+\/boot\/dts\//, '') : object;
@@ -567,7 +579,7 @@ function configFileHash(file: string): string {
  * kernel's own objects and archives too for a twin of the same configuration, not for one of other symbols (they are
  * compiled again where needed, mostly from ccache).
  */
-function copyBuild(from: string, to: string, opts: { objects: boolean }): void {
+export function copyBuild(from: string, to: string, opts: { objects: boolean }): void {
   fs.rmSync(to, { recursive: true, force: true });
   if (opts.objects) return fs.cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
   const own = (rel: string) => /^(tools|scripts|arch\/[^/]+\/tools)\//.test(rel);

@@ -180,9 +180,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   const buildFor = (target: Target) => {
     const name = [target.arch, target.llvm ? 'clang' : '', target.defconfig ?? ''].join('-');
     let b = elsewhere.get(name);
-    // Another architecture's base is its own defconfig (a .config file is the host's); clang builds the host's config.
-    const config = target.arch === HOST.arch || ['defconfig', 'allmodconfig', 'minimal'].includes(opts.config) ? opts.config : 'defconfig';
-    if (!b) elsewhere.set(name, (b = new KernelBuild(tree, source, { ...opts, config, target, sparse: false })));
+    if (!b) elsewhere.set(name, (b = new KernelBuild(tree, source, { ...opts, config: configOn(target, opts.config), target, sparse: false })));
     return b;
   };
   const hostLeft = await place(host, byArch.get('x86') ?? []);
@@ -223,19 +221,14 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   }
   // The bots' other builds of what is built: an object one of them cannot configure is left to the others.
   const built = [...placed].filter(([, p]) => !p.reason).map(([o]) => o);
-  const extra: { target: Target; list: string[] }[] = [];
-  if ((opts.compilers ?? DEFAULT_COMPILERS).includes('clang')) {
-    const why = clangMissing(opts.env);
-    if (why) missing.push(why);
-    else extra.push({ target: CLANG, list: built.filter((o) => placed.get(o)!.build === host) });
-  }
-  const arches = opts.arches?.[0] === 'all' ? ['i386', ...installedCross(opts.env)] : (opts.arches ?? []);
-  for (const name of arches) {
-    const target = targetNamed(name, opts.env);
-    if ('missing' in target) missing.push(`${name}: ${target.missing}`);
-    // Generic files, and the files of its own arch/ folder (i386 builds arch/x86/ too), where their own build is another.
-    else extra.push({ target, list: built.filter((o) => (archOfPath(o) ?? srcarchOf(target)) === srcarchOf(target) && placed.get(o)!.build.target.arch !== target.arch) });
-  }
+  const others = otherBuilds(opts);
+  missing.push(...others.missing);
+  // clang builds what x86-64 gcc built; another machine the generic files, and the files of its own arch/ folder (i386
+  // builds arch/x86/ too), where their own build is another.
+  const extra = others.targets.map((target) => ({
+    target,
+    list: target.llvm ? built.filter((o) => placed.get(o)!.build === host) : built.filter((o) => (archOfPath(o) ?? srcarchOf(target)) === srcarchOf(target) && placed.get(o)!.build.target.arch !== target.arch),
+  }));
   for (const { target, list } of extra) {
     if (!list.length) continue;
     const b = buildFor(target);
@@ -245,6 +238,32 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     for (const [o, why] of left) placed.get(o)!.notOn.push(`${b.baseName}, ${b.compiler}: not built: ${why}`);
   }
   return { placed, missing };
+}
+
+/**
+ * The builds the bots add to each object's own, as asked: x86-64 with clang (a check that names no compilers asks for
+ * it), and each machine of `arches` ("all": i386 and every cross compiler here); with why an asked one cannot run here.
+ */
+export function otherBuilds(opts: Pick<BuildOptions, 'compilers' | 'arches' | 'env'>): { targets: Target[]; missing: string[] } {
+  const targets: Target[] = [];
+  const missing: string[] = [];
+  if ((opts.compilers ?? DEFAULT_COMPILERS).includes('clang')) {
+    const why = clangMissing(opts.env);
+    if (why) missing.push(why);
+    else targets.push(CLANG);
+  }
+  const arches = opts.arches?.[0] === 'all' ? ['i386', ...installedCross(opts.env)] : (opts.arches ?? []);
+  for (const name of arches) {
+    const target = targetNamed(name, opts.env);
+    if ('missing' in target) missing.push(`${name}: ${target.missing}`);
+    else targets.push(target);
+  }
+  return { targets, missing };
+}
+
+/** The config a build for `target` starts from: another architecture's is its own defconfig (a .config file is the host's); clang builds the host's. */
+export function configOn(target: Target, config: string): string {
+  return target.arch === HOST.arch || ['defconfig', 'allmodconfig', 'minimal'].includes(config) ? config : 'defconfig';
 }
 
 /** A board defconfig: its file name and text. */

@@ -1,7 +1,7 @@
-// KUnit evidence for a range: the tests of a kunitconfig on the base and on the tip, compared, and (for a kprobe
-// series) the census of the tip's test kernel. The base's tests must pass on both; the tests the series adds must pass.
-import { bootRefuses, KUNIT_PY, kunitKernelLabel, kunitLines, onKunitPyKernel, runKunitAt, runKunitOnBuild, type KunitKernel, type KunitOptions, type KunitResult, type KunitRun, type KunitSlot } from '../boot/kunit.js';
-import { withBootKernel } from '../measure/kernel.js';
+// KUnit evidence for a range: the tests of a kunitconfig on the base and on the tip, in kunit.py's own configuration as
+// maintainers run them, compared, and (for a kprobe series) the census of the tip's test kernel. The base's tests must
+// pass on both; the tests the series adds must pass, and fail without the fix where the series names one.
+import { KUNIT_KERNEL, runKunit, type KunitOptions, type KunitResult, type KunitRun, type KunitSlot } from '../boot/kunit.js';
 import { kernelObjects, kprobeCensus, type Census } from '../kprobe/census.js';
 import { codeDigest, keptResult } from '../kept.js';
 import { withProgress, type OnProgress } from '../progress.js';
@@ -15,17 +15,12 @@ export interface KunitReport {
   accel: 'kvm' | 'tcg';
   /** Why that accelerator: what the KVM probe saw. */
   accelWhy: string;
-  /** The test kernel: the boot kernel, tinyconfig or kunit.py's own start with the kunitconfig (and why not the one before). */
-  kernel: KunitKernel;
+  /** The test kernel, as reports name it: kunit.py's own x86_64 configuration with the kunitconfig. */
+  kernel: string;
   base: KunitRun;
   series: KunitRun;
   /** Tests that run on the series and not on the base. */
   added: string[];
-  /**
-   * The series' tests again in kunit.py's own configuration, as a maintainer runs them (`kunit.py run` with the same
-   * kunitconfig), with its settings; absent where the test kernel above was that one already.
-   */
-  standard?: KunitRun & { kernel: KunitKernel };
   /**
    * The series' tests on the series without its fix (kunit.without, by subject): the tests the series adds that fail
    * there, which show the bug; absent without a fix to take out.
@@ -58,11 +53,11 @@ export async function kunitEvidence(
   return { ...kept.value, base: { ...base, commit: range.base }, series: { ...series, commit: range.tip }, keptFrom: kept.keptFrom };
 }
 
-async function runBoth(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress }): Promise<KunitReport> {
+async function runBoth(tree: KernelTree, range: { base: string; tip: string }, spec: KunitSpec, opts: { env?: NodeJS.ProcessEnv; log?: (line: string) => void; progress?: OnProgress; fresh?: boolean }): Promise<KunitReport> {
   const log = opts.log ?? (() => {});
-  log(`KUnit: building and booting the base's test kernel (${range.base.slice(0, 12)})`);
+  log(`KUnit: building and booting the base's test kernel (${range.base.slice(0, 12)}) in kunit.py's own configuration`);
   const at = { env: opts.env, progress: opts.progress, show: spec.show };
-  const base = await kunitAt(tree, range.base, range.base, 'base', spec.config, at);
+  const base = await keptRun(tree, range.base, 'base', spec, at, log, opts.fresh);
   log(`KUnit: building and booting the series' test kernel (${range.tip.slice(0, 12)})`);
   // The census reads the series' test kernel before any other run can rebuild it.
   let census: Census | undefined;
@@ -72,32 +67,23 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
         census = await withProgress('analyzing every instruction of the series\' test kernel', opts.progress, () => ({}), async () => kprobeCensus(buildDir, await kernelObjects(buildDir)));
       }
     : undefined;
-  const series = await kunitAt(tree, range.tip, range.base, 'series', spec.config, { ...at, accel: base.accel, inside });
+  const series = await keptRun(tree, range.tip, 'series', spec, { ...at, accel: base.accel, inside }, log, opts.fresh);
   const accel = base.accel ?? series.accel;
-  if (base.kernel.why) log(`KUnit: the test kernel is ${kunitKernelLabel(base.kernel)}, ${base.kernel.why}`);
   const names = (r: KunitRun) => new Set(r.tests.map((t) => `${t.suite}.${t.name}`));
   const before = names(base.run);
   const added = [...names(series.run)].filter((n) => !before.has(n));
   const without = spec.without ? await unfixed(tree, range, spec, added, { ...at, accel: base.accel }, log) : undefined;
-  // Tests that pass in kseries' test kernel must pass where maintainers run them too: kunit.py's own configuration
-  // differs (PREEMPT_DYNAMIC, more of the kernel), and a test may depend on it.
-  let standard: KunitResult | undefined;
-  if (series.kernel.name !== KUNIT_PY) {
-    log("KUnit: the series' tests again in kunit.py's own configuration, as maintainers run them");
-    standard = await onKunitPyKernel(tree, range.tip, 'series', spec.config, "kunit.py run's own configuration, as maintainers run it", { ...at, accel: base.accel });
-  }
   const report: KunitReport = {
     config: spec.config,
     accel: accel?.accel ?? 'tcg',
     accelWhy: accel?.why ?? 'no kernel was built to probe KVM with',
-    kernel: base.kernel,
+    kernel: KUNIT_KERNEL,
     base: base.run,
     series: series.run,
     added,
-    problems: [...broken(base.run, 'base'), ...against(base.run, series.run, 'series'), ...(standard ? against(base.run, standard.run, "series in kunit.py's own configuration") : [])],
+    problems: [...broken(base.run, 'base'), ...against(base.run, series.run, 'series')],
     ok: false,
     ...(without ? { without } : {}),
-    ...(standard ? { standard: { ...standard.run, kernel: standard.kernel } } : {}),
   };
   if (without) report.problems.push(...unshown(without, added));
   report.ok = report.problems.length === 0;
@@ -106,23 +92,16 @@ async function runBoth(tree: KernelTree, range: { base: string; tip: string }, s
 }
 
 /**
- * KUnit at `commit` in the boot kernel (its candidates those of `candidatesAt`, the series' base, as check boots a
- * series in it), with the kunitconfig's symbols added, when they are KUnit's and tests'; else in a kernel of its own.
+ * One run at `commit`, kept by the commit's tree when it passed: the series a series applies on (kprobe-post on
+ * kprobe-cold) was tested there already. A run that reads its kernel (`inside`: the census) is always made, and so is
+ * every run of a --fresh check.
  */
-async function kunitAt(tree: KernelTree, commit: string, candidatesAt: string, slot: KunitSlot, config: string[], opts: KunitOptions): Promise<KunitResult> {
-  const { on } = kunitLines(config);
-  let refused: string | undefined;
-  const symbols = (set: ReadonlySet<string>) => {
-    refused = bootRefuses(config, set);
-    return refused ? [] : on;
-  };
-  const kernel = { config: 'minimal', candidates: 'auto' as const, candidatesAt, symbols, env: opts.env, progress: opts.progress };
-  const onBoot = await withBootKernel(tree, commit, kernel, async ({ build, off, label }) => {
-    const left = on.find((s) => off.has(s));
-    if (left && !refused) refused = `not the boot kernel: ${off.get(left)}`;
-    return refused ? undefined : runKunitOnBuild(build, label, commit, slot, config, opts);
-  });
-  return onBoot ?? runKunitAt(tree, commit, slot, config, refused!, opts);
+async function keptRun(tree: KernelTree, commit: string, slot: KunitSlot, spec: KunitSpec, opts: KunitOptions, log: (line: string) => void, fresh = false): Promise<KunitResult> {
+  const key = { tree: (await gitRaw(tree.root, ['rev-parse', `${commit}^{tree}`])).trim(), config: spec.config, show: spec.show, code: codeDigest(['boot', 'tools/kunit']) };
+  const kept = await keptResult('kunit-run', key, () => runKunit(tree, commit, slot, spec.config, opts), (r) => r.run.status === 'passed', { env: opts.env, fresh: fresh || opts.inside !== undefined });
+  if (!kept.keptFrom) return kept.value;
+  log(`KUnit: the ${slot}'s tree passed the same kunitconfig at ${kept.keptFrom}: kept`);
+  return { run: { ...kept.value.run, commit }, accel: opts.accel ?? kept.value.accel };
 }
 
 /** The series' tests on the series without the patch kunit.without names (its fix). */
@@ -133,7 +112,7 @@ async function unfixed(tree: KernelTree, range: { base: string; tip: string }, s
   const commit = fix ? await revertedOn(tree.root, fix, range.tip, kseriesDir(tree)) : undefined;
   if (!commit) return { subject, failed: [] };
   log(`KUnit: the series' tests without "${subject}", which they must show the bug of`);
-  const { run } = await kunitAt(tree, commit, range.base, 'unfixed', spec.config, opts);
+  const { run } = await runKunit(tree, commit, 'unfixed', spec.config, opts);
   // A test that crashed the kernel shows the bug as well as one that failed: 6.1's KUnit does not survive the fault,
   // and kunit.py reports the suite it was in as one nameless case in error. Such a suite counts where the series adds
   // a test to it; kunit.py's outer group is no suite of its own.

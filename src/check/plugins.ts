@@ -4,6 +4,7 @@
 // proofs, checkpatch, message rules); series checks one result for the range (KUnit; the static-key recipe's boot).
 // The registry imports no check: check/checks/index.ts registers the built-in ones, recipes register their own.
 import type { BuildOptions } from '../build/builder.js';
+import type { KernelNeed } from '../build/need.js';
 import type { KunitSpec } from '../templates/manifest.js';
 import type { CheckpatchResult } from '../tools/kernel-scripts.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -74,6 +75,24 @@ export interface RangeRun {
   step: OnStep;
 }
 
+/** What a series asks of its checks, as the plan sees it before the series exists (no range) or after (a range). */
+export interface PlanContext {
+  tree: KernelTree;
+  /** The series' name, as purposes name it. */
+  series: string;
+  /** The recipe that makes it, if kseries does. */
+  recipe?: string;
+  /** The commits, once the series exists. */
+  range?: { base: string; tip: string };
+  config: string;
+  compilers?: string[];
+  arches?: string[];
+  kunit?: KunitSpec;
+  boot?: string | false;
+  build: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
 export interface PatchCheck<F extends keyof PatchFindings = keyof PatchFindings> {
   id: string;
   /** The field of a patch's JSON report that holds its result. */
@@ -101,6 +120,8 @@ export interface PatchCheck<F extends keyof PatchFindings = keyof PatchFindings>
   b4(p: PatchFindings, config: string): B4Check | undefined;
   /** What emit's cover letter states of a clean check, or nothing. */
   statement(r: CheckReport): string | undefined;
+  /** The builds it needs, decided before any is made (the build plan). */
+  kernels?(c: PlanContext): Promise<KernelNeed[]>;
 }
 
 /**
@@ -126,6 +147,8 @@ export interface SeriesCheck<K extends keyof SeriesResults = keyof SeriesResults
   headline(result: NonNullable<SeriesResults[K]>): string;
   /** What emit's cover letter states of it when it passed. */
   statement(result: NonNullable<SeriesResults[K]>): string;
+  /** The builds it needs, decided before any is made (the build plan). */
+  kernels?(c: PlanContext): Promise<KernelNeed[]>;
 }
 
 const PATCH_CHECKS: PatchCheck[] = [];

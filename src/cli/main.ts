@@ -181,6 +181,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('kunit', { type: 'string', coerce: checks.kunit, describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
         .option('boot', { type: 'string', coerce: checks.boot, describe: 'a series that adds a static key boots in this config family + lockdep: minimal (default), defconfig or a .config file (--no-boot skips)' })
         .option('fresh', opt.flag('build, boot and run KUnit again even where the same trees and configuration were checked before (their results are kept)'))
+        .option('dry-run', opt.flag('print the build plan of this check (each kernel and object build, why, what the cache holds) and stop'))
         .example('$0 check kprobe-post', 'per-patch builds, then KUnit on the base and the series under QEMU')
         .example('$0 check --range v6.12.117..my-branch --kunit lib/kunit/.kunitconfig', '')
         .example('$0 check static-key-cgroup_memory_nobpf', '')
@@ -203,6 +204,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           kunit: a.kunit,
           boot: a.boot ?? 'minimal',
           fresh: a.fresh,
+          dryRun: a['dry-run'],
         }),
       ),
     )
@@ -310,7 +312,20 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         }),
       ),
     )
-    .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', {}, run(async (g) => (await import('../commands/start.js')).start(io, g)))
+    .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', (y: Argv) =>
+      y
+        .option('dry-run', opt.flag('print the build plan (each kernel, why, its objects, what the cache holds, what it took here) and stop'))
+        .example('$0 start --dry-run', 'what npm start will build, before it builds'),
+      run(async (g, a) => (await import('../commands/start.js')).start(io, g, { dryRun: a['dry-run'] })),
+    )
+    .command('plan-builds', "print npm start's build plan: each kernel and object build, why, its objects, what the cache holds", {}, run(async (g) => (await import('../commands/start.js')).start(io, g, { dryRun: true })))
+    .command('cache', "what kseries keeps in its cache (~/.cache/kseries or $KSERIES_CACHE): build folders, sources, results, ccache", (y: Argv) =>
+      y
+        .option('prune', { type: 'string', coerce: checks.count('--prune'), describe: 'keep the N folders used last of each build configuration and of the KUnit kernels; remove the rest' })
+        .example('$0 cache', 'each build folder with its size and when it was last used')
+        .example('$0 cache --prune 4', 'keep the 4 folders used last per configuration'),
+      run(async (g, a) => (await import('../commands/cache.js')).cache(io, g, { prune: a.prune as number | undefined })),
+    )
     .demandCommand(1, 'name a command')
     .strict()
     .exitProcess(false)
@@ -427,6 +442,14 @@ function optionChecks(io: Io) {
       if (!/^[1-9][0-9]*$/.test(s) || !Number.isSafeInteger(Number(s))) throw new UsageError(`--copy ${shown(s)}: not a positive integer`, 'a copy is 1 (the oldest sent), 2, 3...; leave --copy out for the newest');
       return Number(s);
     }),
+
+    /** A count of things to keep: 0, 1, 2... */
+    count: (name: string) =>
+      checked((v) => {
+        const s = single(v, name);
+        if (!/^[0-9]+$/.test(s) || !Number.isSafeInteger(Number(s))) throw new UsageError(`${name} ${shown(s)}: not a count`, 'give a whole number >= 0, e.g. 4');
+        return Number(s);
+      }),
 
     port: (name: string) =>
       checked((v) => {

@@ -1,10 +1,12 @@
 // `kseries check [series] | --range base..tip`: validate every patch; report.json beside the emitted series.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { checkRange } from '../check/check.js';
 // The built-in recipes register their object-code proofs with check.
 import '../recipes/registry.js';
 import { formatReport } from '../check/report.js';
+import { formatPlan, planBuilds } from '../plan/builds.js';
 import { UsageError } from '../errors.js';
 import { loadSeries } from '../series/store.js';
 import { gitRaw } from '../tools/git.js';
@@ -34,6 +36,8 @@ export interface CheckArgs {
   boot?: string | false;
   /** Build, boot and run KUnit again even when the same was checked before. */
   fresh?: boolean;
+  /** Print the build plan and stop. */
+  dryRun?: boolean;
 }
 
 export const REPORT_FILE = 'report.json';
@@ -56,6 +60,13 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     const rec = await loadSeries(tree, a.series, a.version);
     [base, tip, series, cover, recipe] = [rec.base, rec.tip, { name: rec.name, version: rec.version }, rec.cover, rec.recipe];
     dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), rec.name, `v${rec.version}`);
+  }
+  if (a.dryRun) {
+    const planned = { tree, series: series?.name ?? `${base.slice(0, 12)}..${tip.slice(0, 12)}`, recipe, range: { base, tip }, config: a.config, compilers: a.compilers, arches: a.arches ?? recipeArches(g, io, recipe), kunit: kunitSpec(io, g, a.kunit, recipe), boot: a.boot, build: a.build, env: io.env };
+    const plan = await planBuilds([planned]);
+    if (g.json) printJson(io, plan);
+    else for (const l of formatPlan(plan, os.homedir())) io.out(l);
+    return 0;
   }
   const mails = dir ? emittedMails(dir) : undefined;
   const view = g.json ? undefined : process.stderr.isTTY && io.err === processErr ? liveView(await subjectsOf(tree.root, base, tip)) : lineView(io);

@@ -1,4 +1,5 @@
 // `kseries start` (npm start): set up, provision the default tree, generate, check and emit the built-in series.
+import os from 'node:os';
 import path from 'node:path';
 import { checkRequirements, installPackages, missingPackages } from '../doctor.js';
 import { isRoot } from '../system.js';
@@ -14,6 +15,8 @@ import { authorIdent } from '../tree/identity.js';
 import { provisionTree } from '../tree/provision.js';
 import { formatReview } from '../review/format.js';
 import { reviewSeries } from '../review/review.js';
+import { recordRun, runTimes } from '../build/ledger.js';
+import { duration, formatPlan, planBuilds, type BuildPlan } from '../plan/builds.js';
 import { check } from './check.js';
 import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 import { printEmitted, printGenerated } from './series.js';
@@ -28,10 +31,33 @@ export const DEMO_FLAGS = 4;
 export const DEMO_RUNTIME = { config: 'minimal', workload: 'default', candidates: 'auto' } as const;
 
 /**
- * The built-in series npm start makes, in order: the hottest static-key conversions, the .cold fix of the kprobes
- * optimizer, sent on its own, and the kprobe-post RFC on top of it.
+ * The built-in series npm start makes, in the order they are written to out/: the .cold fix of the kprobes optimizer,
+ * sent on its own, and the kprobe-post RFC on top of it (one KUnit kernel serves both), then the hottest static-key
+ * conversions, which wait for the boot kernel they are measured in.
  */
-export const BUILT_IN_SERIES = ['static-keys', 'kprobe-cold', 'kprobe-post'];
+export const BUILT_IN_SERIES = ['kprobe-cold', 'kprobe-post', 'static-keys'];
+
+/** What the checks of a built-in series are asked: the same for every series, as `kseries check` defaults them. */
+const CHECK_ARGS = { config: 'defconfig', full: false, strict: false, build: true, distcc: false } as const;
+
+/** The build plan of npm start: what each built-in series' generate and check need, merged by folder. */
+export async function startPlan(tree: KernelTree, g: GlobalOptions, env: NodeJS.ProcessEnv): Promise<BuildPlan> {
+  const series = BUILT_IN_SERIES.map((id) => {
+    const { manifest } = loadRecipe(id, recipeDirs(g.recipes, env));
+    return {
+      tree,
+      series: id,
+      recipe: id,
+      ...CHECK_ARGS,
+      arches: manifest.arches,
+      kunit: manifest.kunit,
+      boot: 'minimal',
+      env,
+      ...(manifest.measure ? { measure: { config: DEMO_RUNTIME.config, candidates: DEMO_RUNTIME.candidates } } : {}),
+    };
+  });
+  return planBuilds(series);
+}
 
 /**
  * The parameters of a built-in series, and for static-keys how to plan again without flags the draft refutes: the
@@ -68,46 +94,61 @@ export function demoFlags(m: MeasureReport): { pool: MeasuredCandidate[]; hottes
 
 const DEMO_AUTHOR = 'kseries demo <kseries-demo@example.org>';
 
-export async function start(io: Io, g: GlobalOptions): Promise<number> {
-  const reqs = await checkRequirements(io.env);
-  const missing = missingPackages(reqs);
-  if (missing.length > 0 && !isRoot()) throw new MissingToolError(`missing Debian packages: ${missing.join(' ')}`, `run: sudo apt-get install -y ${missing.join(' ')}  then npm start again`);
-  // As root, what kseries would use (ccache) comes with what it needs.
-  const install = isRoot() ? missingPackages(reqs, { optional: true }) : [];
-  if (install.length > 0) await installPackages(install, (l) => io.err(l));
+export async function start(io: Io, g: GlobalOptions, opts: { dryRun?: boolean } = {}): Promise<number> {
+  const began = Date.now();
+  if (!opts.dryRun) {
+    const reqs = await checkRequirements(io.env);
+    const missing = missingPackages(reqs);
+    if (missing.length > 0 && !isRoot()) throw new MissingToolError(`missing Debian packages: ${missing.join(' ')}`, `run: sudo apt-get install -y ${missing.join(' ')}  then npm start again`);
+    // As root, what kseries would use (ccache) comes with what it needs.
+    const install = isRoot() ? missingPackages(reqs, { optional: true }) : [];
+    if (install.length > 0) await installPackages(install, (l) => io.err(l));
+  }
   const { tree } = await provisionTree({ cwd: io.cwd, tree: g.tree, env: io.env, log: (l) => io.err(l) });
   io.err(`tree: Linux ${tree.version} at ${tree.root}`);
+  // What this run will build, and what npm start took here before: said first, so nobody waits blind.
+  const plan = await startPlan(tree, g, io.env);
+  const cold = plan.builds.some((b) => b.kind === 'kernel' && b.holds.state !== 'built');
+  if (g.json && opts.dryRun) {
+    printJson(io, plan);
+    return 0;
+  }
+  const say = opts.dryRun ? io.out : io.err;
+  for (const l of formatPlan(plan, os.homedir())) say(l);
+  const took = runTimes('start', io.env);
+  say(`npm start here: ${took.cold || took.warm ? [took.cold && `${duration(took.cold.seconds)} cold`, took.warm && `${duration(took.warm.seconds)} warm`].filter(Boolean).join(', ') : 'never run on this machine'}; this run is ${cold ? 'cold (a kernel is not in the cache)' : 'warm'}`);
+  if (opts.dryRun) return 0;
   const from = await authorIdent(tree).catch(() => {
     io.err(`no git identity configured: committing as "${DEMO_AUTHOR}" (set git config user.name/user.email to sign as yourself)`);
     return DEMO_AUTHOR;
   });
-  // Every series first, then the checks (and emit, and review) of each.
-  const generated = [];
+  // Each series generated, checked, emitted and reviewed before the next begins: its mails are in out/ as soon as its
+  // own builds are done.
+  const made = [];
   for (const id of BUILT_IN_SERIES) {
     io.err(`${id}: generating`);
     const recipe = loadRecipe(id, recipeDirs(g.recipes, io.env));
-    const build = { config: 'defconfig', distcc: false, env: io.env, progress: progressReporter(io, `${id}: `) };
+    const build = { config: CHECK_ARGS.config, distcc: false, env: io.env, progress: progressReporter(io, `${id}: `) };
     const params = await demoParams(id, tree, io);
     if (!params) continue;
     const { given, replan } = params;
-    for (const gen of await generateSeries({ tree, recipe, given, from, measure: build, runtime: DEMO_RUNTIME, replan, log: (l) => io.err(`${id}: ${l}`) })) generated.push(gen);
-  }
-  const made = [];
-  for (const gen of generated) {
-    const checkArgs = { series: gen.name, version: gen.version, config: 'defconfig', full: false, strict: false, build: true, distcc: false };
-    if ((await check(g.json ? { ...io, out: () => {} } : io, g, checkArgs)) !== 0) return 1;
-    // A rerun after the recipe (or your identity) changed makes a new version; its changelog says so, the range-diff shows what.
-    const fallbackNotes = ['regenerated by kseries start; the range-diff below shows what changed'];
-    const out = await emitSeries({ tree, name: gen.name, version: gen.version, out: path.resolve(io.cwd, 'out'), fallbackNotes });
-    // The two halves agree: what kseries emits, kseries review (apply, checkpatch, rules, recipients) finds clean.
-    const reviewed = await reviewSeries({ tree, input: out.mbox, build: false, trust: false, strict: false, config: 'defconfig', distcc: false, env: io.env });
-    io.err(`${gen.name}: kseries review of the emitted mails: ${reviewed.report.verdict}`);
-    if (reviewed.report.verdict !== 'clean') {
-      io.err(formatReview(reviewed.report));
-      return 1;
+    for (const gen of await generateSeries({ tree, recipe, given, from, measure: build, runtime: DEMO_RUNTIME, replan, log: (l) => io.err(`${id}: ${l}`) })) {
+      if ((await check(g.json ? { ...io, out: () => {} } : io, g, { series: gen.name, version: gen.version, ...CHECK_ARGS })) !== 0) return 1;
+      // A rerun after the recipe (or your identity) changed makes a new version; its changelog says so, the range-diff shows what.
+      const fallbackNotes = ['regenerated by kseries start; the range-diff below shows what changed'];
+      const out = await emitSeries({ tree, name: gen.name, version: gen.version, out: path.resolve(io.cwd, 'out'), fallbackNotes });
+      // The two halves agree: what kseries emits, kseries review (apply, checkpatch, rules, recipients) finds clean.
+      const reviewed = await reviewSeries({ tree, input: out.mbox, build: false, trust: false, strict: false, config: CHECK_ARGS.config, distcc: false, env: io.env });
+      io.err(`${gen.name}: kseries review of the emitted mails: ${reviewed.report.verdict}`);
+      if (reviewed.report.verdict !== 'clean') {
+        io.err(formatReview(reviewed.report));
+        return 1;
+      }
+      io.err(`${gen.name}: written to ${path.relative(io.cwd, out.dir) || '.'}/ after ${duration((Date.now() - began) / 1000)}`);
+      made.push({ gen, out, review: reviewed.report.verdict });
     }
-    made.push({ gen, out, review: reviewed.report.verdict });
   }
+  recordRun('start', (Date.now() - began) / 1000, cold ? 'cold' : 'warm', io.env);
   if (g.json) {
     printJson(io, { tree: tree.root, series: made.map(({ gen, out, review }) => ({ series: gen.name, version: gen.version, branch: gen.branch, dir: out.dir, review })) });
     return 0;

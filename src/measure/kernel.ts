@@ -6,8 +6,9 @@
 // first: nothing a later run asks for switches on a symbol that rebuilds the kernel.
 import fs from 'node:fs';
 import path from 'node:path';
-import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, LOCKDEP_SYMBOLS, NO_SUCH_DEVICE, objectPlans, type ObjectPlan } from '../boot/config.js';
-import { KernelBuild } from '../build/builder.js';
+import { BOOT_OFF, BOOT_SYMBOLS, CHECK_SYMBOLS, GUEST_OFF, LOCKDEP_SYMBOLS, NO_SUCH_DEVICE, objectPlans, type ObjectPlan } from '../boot/config.js';
+import { buildDirOf, KernelBuild } from '../build/builder.js';
+import type { KernelNeed } from '../build/need.js';
 import { setSymbols } from '../build/kbuild.js';
 import { withProgress, type OnProgress } from '../progress.js';
 import { carriable, type FlagCandidate } from '../recipes/static-key/scan.js';
@@ -33,8 +34,6 @@ export interface BootKernelOptions {
   sandbox?: boolean;
   /** Objects to build beyond the candidates' (the files a series changes). */
   also?: string[];
-  /** Symbols to switch on beyond those, chosen on the symbols set so far (a kunitconfig's: boot/kunit.ts). */
-  symbols?: (set: ReadonlySet<string>) => string[];
 }
 
 export interface BootKernel {
@@ -54,6 +53,17 @@ export function bootKernelLabel(config: string): string {
   return `${config === 'minimal' || config === 'defconfig' ? config : path.basename(config)}+lockdep`;
 }
 
+/** The build flavour of the boot kernel: one for the auto flags' objects, one with every candidate's. */
+function flavourOf(kinds: MeasuredKinds): string {
+  return kinds === 'all' ? 'lockdep-all' : 'lockdep';
+}
+
+/** The boot kernel as the build plan names it, for `why`. */
+export function bootKernelNeed(tree: KernelTree, config: string, kinds: MeasuredKinds, why: string, env?: NodeJS.ProcessEnv): KernelNeed {
+  const objects = kinds === 'auto' ? "the auto flags' objects" : "every candidate's objects";
+  return { dir: buildDirOf(tree, { config, flavour: flavourOf(kinds), env }), kind: 'kernel', name: 'boot kernel', config: `${bootKernelLabel(config)} with ${objects}`, why };
+}
+
 /**
  * With the shared source folder at `commit` and the boot kernel configured for it (not built: `work` builds what it
  * needs), under the folder's lock. The candidates are those of `candidatesAt` (default `commit`): check passes the
@@ -68,16 +78,15 @@ export async function withBootKernel<T>(tree: KernelTree, commit: string, opts: 
     // Before measure and check shared one kernel, check's had a source folder and a build directory of its own.
     await retire(tree, [], ['sources/boot-series', 'sources/boot-series.index', 'build/shared/minimal-boot', 'build/shared/minimal-boot-auto'], opts.env);
     const source = await sourceAt(tree, commit, 'boot', opts.env);
-    const build = new KernelBuild(tree, source, { config: opts.config, flavour: kinds === 'all' ? 'lockdep-all' : 'lockdep', distcc: false, sandbox: opts.sandbox, env: opts.env, progress: opts.progress });
+    const build = new KernelBuild(tree, source, { config: opts.config, flavour: flavourOf(kinds), distcc: false, sandbox: opts.sandbox, env: opts.env, progress: opts.progress });
     const always = [...BOOT_SYMBOLS, ...LOCKDEP_SYMBOLS, ...CHECK_SYMBOLS];
-    const disable = opts.config === 'minimal' ? [...BOOT_OFF, ...NO_SUCH_DEVICE] : BOOT_OFF;
+    const disable = opts.config === 'minimal' ? [...BOOT_OFF, ...NO_SUCH_DEVICE, ...GUEST_OFF] : BOOT_OFF;
     await build.configure(always, commit, disable, { prepare: false });
     const read = (f: string) => readAtCommit(tree.root, commit, f);
     const base = setSymbols(fs.readFileSync(path.join(build.buildDir, '.config'), 'utf8'));
     const plans = await objectPlans(candidates.map((c) => c.file.replace(/\.c$/, '.o')), read, base);
     const extra = opts.config === 'minimal' ? plans.filter((p) => !p.leftOff).flatMap((p) => p.symbols) : [];
     for (const o of opts.also ?? []) extra.push(...((await build.symbolsFor(o, read)) ?? []));
-    extra.push(...(opts.symbols?.(base) ?? []));
     // What a candidate's or a series' object needs stays on, even a device the guest lacks.
     const off = await build.configure([...always, ...new Set(extra)], commit, disable.filter((s) => !extra.includes(s)));
     return work({ build, label: bootKernelLabel(opts.config), candidates, plans, off });

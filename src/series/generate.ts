@@ -6,7 +6,6 @@ import { UsageError } from '../errors.js';
 import type { BuildOptions } from '../build/builder.js';
 import { configLine } from '../build/config-line.js';
 import { proveRange } from '../check/check.js';
-import { kunitKernelLabel } from '../boot/kunit.js';
 import { kunitEvidence, type KunitReport } from '../check/kunit.js';
 import type { LoadedRecipe } from '../recipes/load.js';
 import type { RuntimeRequest } from '../recipes/types.js';
@@ -147,11 +146,9 @@ function kunitVars(k: KunitReport): TemplateVars {
     accel: k.accel.toUpperCase(),
     accelWhy: k.accelWhy,
     config: k.config,
-    kernel: kunitKernelLabel(k.kernel),
     base: run(k.base),
     series: run(k.series),
     added: k.added.map(caseName),
-    standard: k.standard ? run(k.standard) : false,
     without: k.without?.run ? { ...run(k.without.run), subject: k.without.subject, failed: k.without.failed.map(caseName) } : false,
     problems: k.problems,
     census: c

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { judgeToggles, toggleProbes, toggleScript } from '../../src/recipes/static-key/toggle-probes.js';
 import { objectPlans } from '../../src/boot/config.js';
-import { bootRefuses, configSettings, kunitKernelLabel } from '../../src/boot/kunit.js';
+import { configSettings, kunitKernelDir } from '../../src/boot/kunit.js';
 import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
 import { consoleFailures, formatBoot, type BootReport } from '../../src/recipes/static-key/boot-check.js';
@@ -307,23 +307,12 @@ describe('interfaces that switch a key, read back in the booted kernel', () => {
   });
 });
 
-describe('which kernel runs a kunitconfig', () => {
-  const boot = new Set(['KUNIT', 'DEBUG_KERNEL', 'KPROBES', 'KRETPROBES', 'NET']);
-  test('the boot kernel serves a kunitconfig that adds only KUnit and tests, and keeps off what it must', () => {
-    const y = (...s: string[]) => s.map((x) => `CONFIG_${x}=y`);
-    expect(bootRefuses([...y('KUNIT', 'DEBUG_KERNEL', 'KPROBES', 'KRETPROBES', 'KPROBES_SANITY_TEST'), 'CONFIG_ACPI=n'], boot)).toBeUndefined();
-    expect(bootRefuses(y('KUNIT', 'LIST_KUNIT_TEST', 'EXT4_KUNIT_TESTS', 'KUNIT_DEBUGFS'), new Set())).toBeUndefined();
-  });
-  test('a symbol that is no test, or one the boot kernel has and the kunitconfig wants off, goes elsewhere, saying why', () => {
-    expect(bootRefuses(['CONFIG_KUNIT=y', 'CONFIG_KASAN=y'], boot)).toBe('not the boot kernel: the kunitconfig switches on CONFIG_KASAN, no test, which would change the kernel measure counts in');
-    expect(bootRefuses(['CONFIG_KUNIT=y', 'CONFIG_NET=n'], boot)).toBe('not the boot kernel: the kunitconfig needs CONFIG_NET off, which the boot kernel has on');
-    expect(bootRefuses(['CONFIG_CONTEST=m'], boot)).toMatch(/CONFIG_CONTEST, no test/);
-    expect(bootRefuses(['CONFIG_KUNIT=y', 'CONFIG_LOG_BUF_SHIFT=17'], boot)).toBe('not the boot kernel: the kunitconfig sets CONFIG_LOG_BUF_SHIFT to a value');
-  });
-  test('reports name the kernel the tests ran in', () => {
-    expect(kunitKernelLabel({ name: 'minimal+lockdep' })).toBe('minimal+lockdep + kunitconfig');
-    expect(kunitKernelLabel({ name: 'tinyconfig', why: 'x' })).toBe('tinyconfig + kunitconfig');
-  });
+test('one KUnit build folder per kunitconfig: the two kprobe series, whose lines agree in any order, share it', () => {
+  const env = { KSERIES_CACHE: '/cache' };
+  const kprobes = ['CONFIG_KUNIT=y', 'CONFIG_KPROBES=y', 'CONFIG_KPROBES_SANITY_TEST=y'];
+  expect(kunitKernelDir(kprobes, env)).toMatch(/^\/cache\/build\/shared\/kunit\.py\+[0-9a-f]{10}$/);
+  expect(kunitKernelDir([...kprobes].reverse(), env)).toBe(kunitKernelDir(kprobes, env));
+  expect(kunitKernelDir([...kprobes, 'CONFIG_MODULES=y'], env)).not.toBe(kunitKernelDir(kprobes, env));
 });
 
 test('a KUnit run states the values of the symbols it is asked for, and leaves out those the .config does not name', () => {

@@ -1,8 +1,11 @@
 // The build check: each patch's touched objects compiled in order on the base (bisectability), and the W=1 warnings
 // that are new against the step before, shown as the kernel test robot shows them.
+import { KernelBuild } from '../../build/builder.js';
 import { configLine } from '../../build/config-line.js';
-import { skipped } from '../builds.js';
-import type { PatchCheck, Quoted } from '../plugins.js';
+import { HOST, type Target } from '../../build/targets.js';
+import { configOn, otherBuilds, skipped } from '../builds.js';
+import type { KernelNeed } from '../../build/need.js';
+import type { PatchCheck, PlanContext, Quoted } from '../plugins.js';
 
 /** A compiler line `file:line:col: ...` quoted under the hunk of that line. */
 function compilerQuote(level: 'errors' | 'warnings', list: string[]): Quoted[] {
@@ -26,6 +29,7 @@ export const buildCheck: PatchCheck<'build'> = {
     if (!r.opts.build) return r.commits.map(() => skipped('--no-build'));
     return (await r.built()).reports;
   },
+  kernels: async (c) => (c.build ? objectBuilds(c) : []),
   failed: (p) => p.build.status === 'failed',
   findings: (p) => p.build.status === 'failed' || p.build.newWarnings.length > 0 || p.build.notBuilt.length > 0,
   details(p) {
@@ -68,3 +72,15 @@ export const buildCheck: PatchCheck<'build'> = {
   },
 };
 
+
+/**
+ * The builds of a range's objects: x86-64 with gcc and sparse, and the bots' others (otherBuilds); a machine that a
+ * patch's path alone asks for (arch/riscv/) is known only once the patches are.
+ */
+function objectBuilds(c: PlanContext): KernelNeed[] {
+  const need = (target: Target, sparse: boolean): KernelNeed => {
+    const b = new KernelBuild(c.tree, c.tree.root, { config: configOn(target, c.config), target, sparse, distcc: false, env: c.env });
+    return { dir: b.buildDir, kind: 'objects', name: `${b.baseName} objects${target.llvm ? ' (clang)' : ''}`, config: `${b.baseName} and the symbols each patch's objects need, ${b.compiler}`, why: `${c.series}: each patch's objects, built in order` };
+  };
+  return [need(HOST, true), ...otherBuilds(c).targets.map((t) => need(t, false))];
+}

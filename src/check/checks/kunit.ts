@@ -1,5 +1,5 @@
 // KUnit on the base and on the series, when the recipe or --kunit asks for it: a series check.
-import { kunitKernelLabel } from '../../boot/kunit.js';
+import { KUNIT_KERNEL, kunitKernelDir } from '../../boot/kunit.js';
 import { kunitEvidence, type KunitReport } from '../kunit.js';
 import type { SeriesCheck } from '../plugins.js';
 import { keptNote } from '../report.js';
@@ -15,16 +15,19 @@ export const kunitCheck: SeriesCheck<'kunit'> = {
   id: 'kunit',
   field: 'kunit',
   wanted: async (r) => r.opts.kunit !== undefined && r.opts.build,
+  kernels: async (c) =>
+    c.kunit && c.build
+      ? [{ dir: kunitKernelDir(c.kunit.config, c.env), kind: 'kernel', name: 'KUnit kernel', config: `${KUNIT_KERNEL}: ${c.kunit.config.join(' ')}`, why: `${c.series}: KUnit on the base and the series${c.kunit.without ? ', and the series without its fix' : ''}` }]
+      : [],
   run: (r) => kunitEvidence(r.opts.tree, r.opts, r.opts.kunit!, { env: r.opts.env, log: r.opts.log, progress: r.opts.progress, fresh: r.opts.fresh }),
   format: formatKunit,
   headline: (k) => (k.ok ? 'KUnit passed' : `KUnit failed (${k.problems.length} problem${k.problems.length === 1 ? '' : 's'})`),
-  /** "KUnit kprobes_test (x86_64 minimal+lockdep + kunitconfig under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
+  /** "KUnit kprobes_test (kunit.py's x86_64 config + kunitconfig under QEMU, TCG) passes 7 of 7 tests on the base and 9 of 9 with the series" */
   statement(k) {
     const suites = [...new Set(k.series.tests.map((t) => t.suite))].join(', ');
-    const standard = k.standard ? `, and ${k.standard.passed} of ${k.standard.tests.length} with the series in kunit.py's own configuration (kunit.py run)` : '';
     const w = k.without;
     const without = w?.run ? `; without "${w.subject}", ${w.failed.join(', ') || 'no test'} fail${w.failed.length === 1 ? 's' : ''}` : '';
-    return `KUnit ${suites} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series${standard}${without}`;
+    return `KUnit ${suites} (${k.kernel} under QEMU, ${k.accel.toUpperCase()}) passes ${k.base.passed} of ${k.base.tests.length} tests on the base and ${k.series.passed} of ${k.series.tests.length} with the series${without}`;
   },
 };
 
@@ -32,12 +35,12 @@ export const kunitCheck: SeriesCheck<'kunit'> = {
 function formatKunit(k: KunitReport): string[] {
   const run = (what: string, x: KunitReport['base']) =>
     `  ${what} ${x.commit.slice(0, 12)}: ${x.status === 'build-failed' ? 'the test kernel does not build' : `${x.passed}/${x.tests.length} passed${x.failed ? `, ${x.failed} failed` : ''}${x.skipped ? `, ${x.skipped} skipped` : ''}`} (build ${x.buildSeconds} s${x.compiler ? ` with ${x.compiler}` : ''}, run ${x.runSeconds} s)`;
-  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (x86_64 ${kunitKernelLabel(k.kernel)} under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}${k.kernel.why ? `; ${k.kernel.why}` : ''})${keptNote(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
-  if (k.standard) out.push(run("series in kunit.py's own configuration", k.standard) + (k.standard.settings?.length ? `: ${k.standard.settings.map((x) => `${x.name}=${x.value}`).join(', ')}` : ''));
+  const settings = k.series.settings?.length ? `; ${k.series.settings.map((x) => `${x.name}=${x.value}`).join(', ')}` : '';
+  const out = [`KUnit ${k.ok ? 'ok' : 'FAILED'} (${k.kernel} under QEMU with ${k.accel.toUpperCase()}: ${k.accelWhy}${settings})${keptNote(k.keptFrom)}:`, run('base', k.base), run('series', k.series)];
   if (k.without?.run) out.push(`${run(`series without "${k.without.subject}"`, k.without.run)}: ${k.without.failed.length ? `${k.without.failed.join(', ')} fail${k.without.failed.length === 1 ? 's' : ''}, as the fix says` : 'no test fails'}`);
   if (k.added.length) out.push(`  added by the series: ${k.added.join(', ')}`);
   for (const p of k.problems) out.push(`  error: ${p}`);
-  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? []), ...(k.without?.run?.log ?? []), ...(k.standard?.log ?? [])].slice(-10)) out.push(`    | ${l}`);
+  for (const l of [...(k.base.log ?? []), ...(k.series.log ?? []), ...(k.without?.run?.log ?? [])].slice(-10)) out.push(`    | ${l}`);
   const c = k.census;
   if (c) {
     out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions (${c.coldParts} of them .cold parts) of ${c.objects} objects (${c.seconds} s):`);

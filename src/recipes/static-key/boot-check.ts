@@ -13,7 +13,7 @@ import type { OnProgress } from '../../progress.js';
 import { gitRaw, readAtCommit } from '../../tools/git.js';
 import { cacheDir } from '../../tree/paths.js';
 import type { KernelTree } from '../../tree/tree.js';
-import { withBootKernel } from '../../measure/kernel.js';
+import { bootKernelNeed, withBootKernel } from '../../measure/kernel.js';
 import type { SeriesCheck } from '../../check/plugins.js';
 import { keptNote } from '../../check/report.js';
 import { judgeToggles, toggleProbes, toggleScript, type ToggleProbe } from './toggle-probes.js';
@@ -53,6 +53,9 @@ declare module '../../check/plugins.js' {
   }
 }
 
+/** The recipes whose series add static keys. */
+const STATIC_KEY_RECIPES = ['static-key', 'static-keys', 'static-key-toggle'];
+
 /**
  * The series check the static-key recipes register: a range that adds a static key or a write of one (whoever wrote
  * it) boots in the config family of --boot (minimal by default) with lockdep; --no-boot skips it.
@@ -61,6 +64,11 @@ export const staticKeyBootCheck: SeriesCheck<'boot'> = {
   id: 'static-key-boot',
   field: 'boot',
   wanted: async (r) => r.opts.build && r.opts.boot !== false && addsStaticKey(await gitRaw(r.opts.tree.root, ['diff', r.opts.base, r.opts.tip, '--', '*.c', '*.h'])),
+  // Before the series exists, a series of the static-key recipes is one that adds a static key.
+  kernels: async (c) =>
+    c.build && c.boot !== false && (c.range ? addsStaticKey(await gitRaw(c.tree.root, ['diff', c.range.base, c.range.tip, '--', '*.c', '*.h'])) : STATIC_KEY_RECIPES.includes(c.recipe ?? ''))
+      ? [bootKernelNeed(c.tree, c.boot || 'minimal', 'auto', `${c.series}: the series booted under lockdep, its writers run`, c.env)]
+      : [],
   run: (r) => bootCheck(r.opts.tree, r.opts, { config: r.opts.boot || 'minimal', sandbox: r.opts.sandbox, env: r.opts.env, log: r.opts.log, progress: r.opts.progress, fresh: r.opts.fresh }),
   format: formatBoot,
   headline: (b) => (b.ok ? 'boots clean' : 'does not boot clean'),
