@@ -7,8 +7,17 @@ import { benchEmit30 } from './emit-30.js';
 import { benchKprobeAnalyze } from './kprobe-analyze.js';
 import { benchScan } from './scan-tree.js';
 import { benchMeasure } from './measure-boot.js';
+import { benchStartCold } from './start-cold.js';
 import { formatResult } from './measure.js';
 
+/** Every case by name; `npm run bench -- start-cold measure` runs those alone. */
+const CASES = { 'emit-30': benchEmit30, 'check-10': benchCheck10, 'check-matrix': benchCheckMatrix, cocci: benchCocci, scan: benchScan, 'kprobe-analyze': benchKprobeAnalyze, measure: benchMeasure, 'start-cold': benchStartCold };
+const asked = process.argv.slice(2);
+const unknown = asked.filter((a) => !(a in CASES));
+if (unknown.length) {
+  console.error(`bench: no case ${unknown.join(', ')}; the cases: ${Object.keys(CASES).join(', ')}`);
+  process.exit(2);
+}
 const tree = (await provisionTree({ cwd: process.cwd(), log: (l) => console.error(l) })).tree;
 console.log(`kseries bench on Linux ${tree.version} at ${tree.root}`);
-for (const bench of [benchEmit30, benchCheck10, benchCheckMatrix, benchCocci, benchScan, benchKprobeAnalyze, benchMeasure]) for (const r of [await bench(tree)].flat()) console.log(formatResult(r));
+for (const [name, bench] of Object.entries(CASES)) if (!asked.length || asked.includes(name)) for (const r of [await bench(tree)].flat()) console.log(formatResult(r));

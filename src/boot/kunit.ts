@@ -1,21 +1,21 @@
-// KUnit on a commit of the tree, as maintainers run it: the tree's tools/testing/kunit/kunit.py builds its own x86_64
-// configuration (the kunitconfig and kunit.py's QEMU lines, olddefconfig'd) and boots it under QEMU (KVM where a
-// probe guest boots, else TCG); kseries reads kunit.py's JSON. One build folder per kunitconfig (kunitKernelDir),
-// shared by every tree and series that asks for the same one (both kprobe series), following one shared source
-// folder: the base, the series and the series without its fix are one kernel built incrementally. A new
-// kunitconfig's folder starts as a copy of the KUnit folder used last, objects and all, so Kbuild recompiles only what
-// the other configuration changes (fixdep records which symbols each object reads).
+// KUnit on a commit of the tree, as maintainers run it: in the configuration the tree's tools/testing/kunit/kunit.py
+// makes for x86_64 (`kunit.py config`: the kunitconfig and its QEMU lines, olddefconfig'd), booted by `kunit.py exec`
+// under QEMU (KVM where a probe guest boots, else TCG); kseries reads kunit.py's JSON. kseries builds the image itself
+// (kunitPyBuilds says why). One build folder per kunitconfig (kunitKernelDir), shared by every tree and series that
+// asks for the same one (both kprobe series), following one shared source folder: the base, the series and the series
+// without its fix are one kernel built incrementally. A new kunitconfig's folder starts as a copy of the KUnit folder
+// used last, objects and all, so Kbuild recompiles only what the other configuration changes (fixdep records which
+// symbols each object reads).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyBuild } from '../build/builder.js';
+import { buildBootImage, copyBuild } from '../build/builder.js';
 import { compilerPath } from '../build/compiler.js';
-import { objectsToBuild, setSymbols } from '../build/kbuild.js';
-import { ledgered } from '../build/ledger.js';
+import { runMake, type MakeOptions } from '../tools/make.js';
 import { onPath } from '../tools/which.js';
-import { buildSample, withProgress, type OnProgress } from '../progress.js';
+import { withProgress, type OnProgress } from '../progress.js';
 import { retire, sourceAt, sourceLock, withLockFile } from '../tree/worktree.js';
-import { kunitBuild, kunitExec, type KunitTree } from '../tools/kunit.js';
+import { kunitConfig, kunitExec, type KunitTree } from '../tools/kunit.js';
 import { cacheDir } from '../tree/paths.js';
 import type { KernelTree } from '../tree/tree.js';
 import { chooseAccel, type Accel } from './accel.js';
@@ -100,13 +100,29 @@ const RETIRED = ['tinyconfig-kunit', 'kunit.py-kunit'].flatMap((d) => ['', '.kun
  * --kunitconfig=...` does: kunit.py's configuration, its build, its QEMU command line.
  */
 export function runKunit(tree: KernelTree, commit: string, slot: KunitSlot, config: string[], opts: KunitOptions = {}): Promise<KunitResult> {
+  return withKunitKernel(tree, commit, config, opts, async (t, make) => {
+    const started = Date.now();
+    const built = await kunitPyBuilds(t, make, slot, opts);
+    return execute(t, commit, slot, { ...built, seconds: seconds(started), compiler: make.compiler }, opts);
+  });
+}
+
+/** Build the test kernel of `config` at `commit` and nothing else (the build plan's `make`; the bench). */
+export function buildKunitKernel(tree: KernelTree, commit: string, config: string[], opts: KunitOptions = {}): Promise<boolean> {
+  return withKunitKernel(tree, commit, config, opts, async (t, make) => (await kunitPyBuilds(t, make, 'base', opts)).ok);
+}
+
+/** The shared KUnit source folder at `commit` and the kunitconfig's build folder, under the folder's lock. */
+function withKunitKernel<T>(tree: KernelTree, commit: string, config: string[], opts: KunitOptions, work: (t: KunitTree, make: MakeOptions & { compiler: string }) => Promise<T>): Promise<T> {
   return withLockFile(sourceLock('kunit', opts.env), async () => {
     // Older kseries built KUnit in a worktree per tree, then in tinyconfig and in one folder for every kunitconfig.
     await retire(tree, ['kunit'], RETIRED, opts.env);
     const source = await sourceAt(tree, commit, 'kunit', opts.env);
     const buildDir = kunitKernelDir(config, opts.env);
     seedKunitDir(buildDir, opts.env);
-    return kunitPyBuilds(source, buildDir, commit, slot, config, opts);
+    fs.mkdirSync(buildDir, { recursive: true });
+    const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false, depend: true }, opts.env ?? process.env);
+    return work({ source, buildDir, kunitconfig: writeKunitconfig(buildDir, config) }, { source, buildDir, arch: 'x86_64', cc: compiler.cc, env: compiler.env, compiler: compiler.name });
   });
 }
 
@@ -123,18 +139,21 @@ function seedKunitDir(buildDir: string, env?: NodeJS.ProcessEnv): void {
   if (newest) copyBuild(newest, buildDir, { objects: true });
 }
 
-/** `kunit.py build` in `buildDir`, then the run. */
-async function kunitPyBuilds(source: string, buildDir: string, commit: string, slot: KunitSlot, config: string[], opts: KunitOptions): Promise<KunitResult> {
-  fs.mkdirSync(buildDir, { recursive: true });
-  const t = { source, buildDir, kunitconfig: writeKunitconfig(buildDir, config) };
-  const started = Date.now();
-  const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
-  const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
-  const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
-  const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false }, opts.env ?? process.env);
-  const built = await withProgress(`building the KUnit kernel of the ${SLOT_TEXT[slot]}`, opts.progress, buildSample(buildDir, estimate), () => ledgered(buildDir, opts.env, () => kunitBuild(t, compiler)));
-  const log = tail(`${built.stdout}\n${built.stderr}`);
-  return execute(t, commit, slot, { ok: built.code === 0, log, seconds: seconds(started), compiler: compiler.name }, opts);
+/**
+ * The test kernel in `buildDir`, then the run. kunit.py makes the configuration (`kunit.py config`) and kseries builds
+ * what kunit.py's QEMU boots, vmlinux and bzImage, as it builds its own boot kernel: vmlinux through ccache in depend
+ * mode, the image around it without (buildBootImage). `kunit.py build` would make `all` through ccache's default mode,
+ * a third slower cold, and the modules too, which its QEMU never loads.
+ */
+async function kunitPyBuilds(t: KunitTree, make: MakeOptions, slot: KunitSlot, opts: KunitOptions): Promise<{ ok: boolean; log: string[] }> {
+  const configured = await withProgress(`configuring the KUnit kernel of the ${SLOT_TEXT[slot]} (kunit.py config)`, opts.progress, () => ({}), async () => {
+    const res = await kunitConfig(t, make);
+    if (res.code !== 0) return { ok: false, log: tail(`${res.stdout}\n${res.stderr}`) };
+    // kunit.py's build runs olddefconfig before each make: a commit's new Kconfig symbols get their defaults.
+    const synced = await runMake(make, ['olddefconfig']);
+    return synced.code === 0 ? { ok: true, log: [] } : { ok: false, log: tail(synced.stderr) };
+  });
+  return configured.ok ? buildBootImage(make, `building the KUnit kernel of the ${SLOT_TEXT[slot]}`, opts) : configured;
 }
 
 /** `kunit.py exec` of a built test kernel, its results read from kunit.py's JSON; `inside` runs before the lock is let go. */

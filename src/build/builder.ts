@@ -391,23 +391,9 @@ export class KernelBuild {
     return results;
   }
 
-  /**
-   * Build the bootable image (bzImage, with vmlinux and, for CONFIG_BLK_DEV_INITRD, the tree's usr/gen_init_cpio);
-   * on failure, the last lines make printed. `what` names it in progress reports; a first build in the directory
-   * reports the objects compiled of about how many (Kbuild's lists under the .config), a later one those rebuilt.
-   */
+  /** Build the bootable image in this directory (buildBootImage). */
   async buildImage(what: string): Promise<{ ok: boolean; log: string[] }> {
-    const first = !fs.existsSync(path.join(this.buildDir, 'vmlinux'));
-    const read = (f: string) => fs.promises.readFile(path.join(this.source, f), 'utf8').catch(() => undefined);
-    const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(this.buildDir, '.config'), 'utf8'))) : undefined;
-    const res = await withProgress(what, this.opts.progress, buildSample(this.buildDir, estimate), () =>
-      ledgered(this.buildDir, this.opts.env, async () => {
-        const kernel = await runMakeMerged(this.make, ['vmlinux']);
-        // The image around vmlinux .incbins what the build just made: never from ccache (compiler.ts).
-        return kernel.code !== 0 ? kernel : runMakeMerged({ ...this.make, env: { ...this.make.env, CCACHE_DISABLE: '1' } }, ['bzImage']);
-      }),
-    );
-    return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
+    return buildBootImage(this.make, what, this.opts);
   }
 
   /**
@@ -519,6 +505,27 @@ export class KernelBuild {
     if (selectors.length) return `CONFIG_${symbol} has no prompt and is set by a select of ${selectors.slice(0, 3).map((x) => `CONFIG_${x}`).join(', ')}${selectors.length > 3 ? ', ...' : ''}, none of which could be enabled (${found.file})`;
     return `CONFIG_${symbol} could not be enabled (${found.file}: set by a choice, or its default)`;
   }
+}
+
+/**
+ * Build the bootable image of a configured build directory: vmlinux through the compiler path `make` names, then the
+ * image around it (bzImage, with the tree's usr/gen_init_cpio for CONFIG_BLK_DEV_INITRD) without ccache, since it
+ * .incbins what the build just made (compiler.ts). The time it took goes to the ledger; on failure, the last lines
+ * make printed. `what` names it in progress reports; a first build in the directory reports the objects compiled of
+ * about how many (Kbuild's lists under the .config), a later one those rebuilt.
+ */
+export async function buildBootImage(make: MakeOptions, what: string, opts: { env?: NodeJS.ProcessEnv; progress?: OnProgress }): Promise<{ ok: boolean; log: string[] }> {
+  const { buildDir, source } = make;
+  const first = !fs.existsSync(path.join(buildDir, 'vmlinux'));
+  const read = (f: string) => fs.promises.readFile(path.join(source, f), 'utf8').catch(() => undefined);
+  const estimate = first ? async () => objectsToBuild(read, setSymbols(fs.readFileSync(path.join(buildDir, '.config'), 'utf8'))) : undefined;
+  const res = await withProgress(what, opts.progress, buildSample(buildDir, estimate), () =>
+    ledgered(buildDir, opts.env, async () => {
+      const kernel = await runMakeMerged(make, ['vmlinux']);
+      return kernel.code !== 0 ? kernel : runMakeMerged({ ...make, env: { ...make.env, CCACHE_DISABLE: '1' } }, ['bzImage']);
+    }),
+  );
+  return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
 }
 
 /**

@@ -12,4 +12,6 @@ export interface KernelNeed {
   config: string;
   /** Why: "kprobe-cold: KUnit on the base and the series, and the series without its fix". */
   why: string;
+  /** Build it at a commit as the run would, nothing else (a whole kernel's; the bench builds the plan with it). */
+  make?: (commit: string) => Promise<boolean>;
 }

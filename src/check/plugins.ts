@@ -90,6 +90,8 @@ export interface PlanContext {
   kunit?: KunitSpec;
   boot?: string | false;
   build: boolean;
+  /** Someone else's code (review): built under bubblewrap, in folders of its own. */
+  sandbox?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 

@@ -16,7 +16,7 @@ import { provisionTree } from '../tree/provision.js';
 import { formatReview } from '../review/format.js';
 import { reviewSeries } from '../review/review.js';
 import { recordRun, runTimes } from '../build/ledger.js';
-import { duration, formatPlan, planBuilds, type BuildPlan } from '../plan/builds.js';
+import { duration, formatPlan, planBuilds, type BuildPlan, type PlannedSeries } from '../plan/builds.js';
 import { check } from './check.js';
 import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
 import { printEmitted, printGenerated } from './series.js';
@@ -41,8 +41,13 @@ export const BUILT_IN_SERIES = ['kprobe-cold', 'kprobe-post', 'static-keys'];
 const CHECK_ARGS = { config: 'defconfig', full: false, strict: false, build: true, distcc: false } as const;
 
 /** The build plan of npm start: what each built-in series' generate and check need, merged by folder. */
-export async function startPlan(tree: KernelTree, g: GlobalOptions, env: NodeJS.ProcessEnv): Promise<BuildPlan> {
-  const series = BUILT_IN_SERIES.map((id) => {
+export function startPlan(tree: KernelTree, g: Pick<GlobalOptions, 'recipes'>, env: NodeJS.ProcessEnv): Promise<BuildPlan> {
+  return planBuilds(startSeries(tree, g, env));
+}
+
+/** The built-in series as the build plan sees them: each recipe's checks (and measure) with npm start's options. */
+export function startSeries(tree: KernelTree, g: Pick<GlobalOptions, 'recipes'>, env: NodeJS.ProcessEnv): PlannedSeries[] {
+  return BUILT_IN_SERIES.map((id) => {
     const { manifest } = loadRecipe(id, recipeDirs(g.recipes, env));
     return {
       tree,
@@ -56,7 +61,6 @@ export async function startPlan(tree: KernelTree, g: GlobalOptions, env: NodeJS.
       ...(manifest.measure ? { measure: { config: DEMO_RUNTIME.config, candidates: DEMO_RUNTIME.candidates } } : {}),
     };
   });
-  return planBuilds(series);
 }
 
 /**

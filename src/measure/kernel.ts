@@ -61,7 +61,8 @@ function flavourOf(kinds: MeasuredKinds): string {
 /** The boot kernel as the build plan names it, for `why`. */
 export function bootKernelNeed(tree: KernelTree, config: string, kinds: MeasuredKinds, why: string, env?: NodeJS.ProcessEnv): KernelNeed {
   const objects = kinds === 'auto' ? "the auto flags' objects" : "every candidate's objects";
-  return { dir: buildDirOf(tree, { config, flavour: flavourOf(kinds), env }), kind: 'kernel', name: 'boot kernel', config: `${bootKernelLabel(config)} with ${objects}`, why };
+  const make = (commit: string) => withBootKernel(tree, commit, { config, candidates: kinds, env }, async ({ build }) => (await build.buildImage(`building the ${bootKernelLabel(config)} kernel`)).ok);
+  return { dir: buildDirOf(tree, { config, flavour: flavourOf(kinds), env }), kind: 'kernel', name: 'boot kernel', config: `${bootKernelLabel(config)} with ${objects}`, why, make };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The tree's own KUnit runner, tools/testing/kunit/kunit.py: configure and build a test kernel, boot it under QEMU.
-import os from 'node:os';
 import path from 'node:path';
+import { runRecorded } from './make.js';
 import { runRaw, type RunResult } from './run.js';
 
 export interface KunitTree {
@@ -14,17 +14,18 @@ export interface KunitTree {
 /** kunit.py must not leave __pycache__ folders in kseries' worktree. */
 const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: '1' };
 
-function kunitArgs(t: KunitTree, action: 'build' | 'exec'): string[] {
+function kunitArgs(t: KunitTree, action: 'config' | 'exec'): string[] {
   return [path.join(t.source, 'tools/testing/kunit/kunit.py'), action, '--arch=x86_64', `--kunitconfig=${t.kunitconfig}`, `--build_dir=${t.buildDir}`];
 }
 
 /**
- * `kunit.py build`: .config from the kunitconfig, then the kernel (incremental in a kept build directory); `cc` is
- * make's compiler ("ccache gcc"), with what its wrapper needs in `env`.
+ * `kunit.py config`: the .config kunit.py makes of the kunitconfig and its QEMU lines (olddefconfig), kept while the
+ * kunitconfig it recorded is the same; `cc` is make's compiler ("ccache gcc"), as the build's, so Kconfig's compiler
+ * tests see the same one.
  */
-export function kunitBuild(t: KunitTree, compiler: { cc?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+export function kunitConfig(t: KunitTree, compiler: { cc?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
   const make = compiler.cc ? [`--make_options=CC=${compiler.cc}`] : [];
-  return runRaw('python3', [...kunitArgs(t, 'build'), `--jobs=${os.cpus().length}`, ...make], { cwd: t.source, env: { ...PYTHON_ENV, ...compiler.env } });
+  return runRecorded({ program: 'python3', args: [...kunitArgs(t, 'config'), ...make], cwd: t.source, env: { ...PYTHON_ENV, ...compiler.env } });
 }
 
 /** `kunit.py exec`: boot the built kernel in QEMU and parse its KTAP into `json`; exit 1 when a test failed. */

@@ -54,7 +54,10 @@ export interface MakeCall {
 
 let recorder: ((call: MakeCall) => void) | undefined;
 
-/** Be told of every make kseries starts from now on (undefined: no more); the bench runs the same commands bare. */
+/**
+ * Be told of every make kseries starts from now on, and of the other programs that make a build's configuration
+ * (runRecorded); undefined: no more. The bench runs the same commands bare.
+ */
 export function recordMakes(fn: ((call: MakeCall) => void) | undefined): void {
   recorder = fn;
 }
@@ -79,5 +82,11 @@ export function runMakeMerged(opts: MakeOptions, args: string[]): Promise<{ code
 
 /** The tree's scripts/config, to switch options in a .config file. */
 export function runScriptsConfig(source: string, configFile: string, args: string[]): Promise<RunResult> {
-  return runRaw('bash', [`${source}/scripts/config`, '--file', configFile, ...args], { cwd: source });
+  return runRecorded({ program: 'bash', args: [`${source}/scripts/config`, '--file', configFile, ...args], cwd: source });
+}
+
+/** Run a program that makes a kernel's configuration or build besides make (scripts/config, kunit.py config), told to the recorder. */
+export function runRecorded(c: MakeCall): Promise<RunResult> {
+  recorder?.(c);
+  return runRaw(c.program, c.args, { cwd: c.cwd, env: c.env });
 }

@@ -14,6 +14,8 @@ import { forgetSeries } from './series.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     cloneRoot: string;
+    /** When this run began (ms): the kernel tier's last file holds the build folders used since against the plan. */
+    runStarted: number;
   }
 }
 
@@ -38,6 +40,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const root = fs.realpathSync(dir);
   if (!fresh) resetClone(root);
   project.provide('cloneRoot', root);
+  project.provide('runStarted', Date.now());
   return () => fs.rmSync(lock, { force: true });
 }
 

@@ -1,25 +1,41 @@
-// The kernels the kernel tier builds, named in one place. Each is built at most once per run and shared by every test
-// that needs it; all live in kseries' cache (~/.cache/kseries, or $KSERIES_CACHE), so a warm run rebuilds only what a
-// change touched. The files run in KERNEL_TIER_ORDER: npm start first, because it asks each shared kernel for the most
-// (the boot kernel with the auto flags' objects, CONFIG_MEMCG, CONFIG_TASKSTATS and the kprobes KUnit suite), so the
-// files after it only add objects and never switch on a symbol that would rebuild a kernel they share.
+// The kernels and object builds the kernel tier makes, derived from the build plan (src/plan/builds.ts): npm start's
+// plan, which the start test builds first, and what the other files run beyond it, planned by the same code. All live
+// in kseries' cache (~/.cache/kseries, or $KSERIES_CACHE), so a warm run rebuilds only what a change touched. The last
+// file of the tier (plan.test.ts) holds every build folder the tier used against this plan.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startSeries } from '../../src/commands/start.js';
+import { planBuilds, type BuildPlan, type PlannedSeries } from '../../src/plan/builds.js';
+import type { KernelTree } from '../../src/tree/tree.js';
 
 /**
- * The boot kernel: `minimal` (tinyconfig + kvm_guest.config + the boot symbols) + lockdep, with the objects of the
- * `auto` flags, in build/shared/minimal-lockdep. npm start and generate static-keys measure in it; so does the measure test.
+ * The boot kernel's candidates: the `auto` flags' objects (npm start and generate static-keys measure them), in
+ * build/shared/minimal-lockdep. npm start measures in it; so do the measure and static-key tests.
  */
 export const MEASURED = ['--candidates', 'auto'];
 
-/**
- * Every kernel configuration the tier builds, where it lives in the cache, and who uses it. For the README and for
- * a reader who wonders why a test is slow the first time.
- */
-export const KERNELS = [
-  { kernel: 'boot (minimal+lockdep, the auto flags\' objects)', dir: 'build/shared/minimal-lockdep', users: 'start (measure, lockdep boots, KUnit), measure, static-keys, static-key' },
-  { kernel: 'defconfig objects', dir: 'build/<clone>/defconfig', users: 'start, static-keys, static-key, check, kprobe-analyze, distcc' },
-  { kernel: 'sandboxed defconfig objects', dir: 'build/<clone>/defconfig-sandboxed', users: 'review' },
-  { kernel: 'a two-line .config\'s objects', dir: 'build/<clone>/file-<hash>', users: 'static-key (--config FILE)' },
-] as const;
+/** The .config the static-key test checks a series with (`check --config FILE`): a build folder of its own. */
+export const TWO_LINE_CONFIG = 'CONFIG_64BIT=y\nCONFIG_PRINTK=y\n';
 
-/** test/kernel/<name>.test.ts in the order they run; a file not named here runs after these. */
+/** What the tier's files run beyond npm start's series, as the plan sees them. */
+function otherSeries(tree: KernelTree, env: NodeJS.ProcessEnv): PlannedSeries[] {
+  const config = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-plan-')), 'tiny.config');
+  fs.writeFileSync(config, TWO_LINE_CONFIG);
+  const check = { tree, config: 'defconfig', build: true, boot: 'minimal' as const, env };
+  return [
+    // measure, static-keys, static-key, check, cocci, split, distcc, kprobe-analyze: npm start's builds, and:
+    { ...check, series: 'static-key --config FILE', config, boot: false },
+    { ...check, series: 'review (sandboxed)', sandbox: true },
+    // The bots' machines: i386 and every cross compiler here; a board's defconfig is chosen by a patch's path.
+    { ...check, series: 'bots-build --arches all', arches: ['all'] },
+  ];
+}
+
+/** Every build the kernel tier makes, merged by folder. */
+export function tierPlan(tree: KernelTree, env: NodeJS.ProcessEnv = process.env): Promise<BuildPlan> {
+  return planBuilds([...startSeries(tree, { recipes: [] }, env), ...otherSeries(tree, env)]);
+}
+
+/** test/kernel/<name>.test.ts in the order they run; a file not named here runs after these (plan.test.ts last). */
 export const KERNEL_TIER_ORDER = ['start', 'measure', 'static-keys', 'static-key', 'check', 'kprobe-analyze', 'review', 'distcc'];

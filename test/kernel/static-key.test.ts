@@ -9,6 +9,7 @@ import type { CheckReport } from '../../src/check/report.js';
 import { getHeader, splitMail } from '../../src/mail/headers.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import type { KernelTree } from '../../src/tree/tree.js';
+import { TWO_LINE_CONFIG } from '../helpers/kernels.js';
 import { forgetSeries } from '../helpers/series.js';
 import { snapshot, type Snapshot } from '../helpers/snapshot.js';
 import { withoutProgress } from '../helpers/cli.js';
@@ -105,7 +106,7 @@ test('--config FILE builds with that configuration in a build directory of its o
   const own = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-config-'));
   const config = path.join(own, 'tiny.config');
   // A minimal config has neither MEMCG nor CGROUPS (the `if CGROUPS` around MEMCG): kseries switches both on.
-  fs.writeFileSync(config, 'CONFIG_64BIT=y\nCONFIG_PRINTK=y\n');
+  fs.writeFileSync(config, TWO_LINE_CONFIG);
   const r = await run('check', series, '--out', own, '--config', config, '--no-boot', '--json');
   expect(r.err).toBe('');
   const report = JSON.parse(r.out) as CheckReport;

@@ -79,7 +79,7 @@ export const buildCheck: PatchCheck<'build'> = {
  */
 function objectBuilds(c: PlanContext): KernelNeed[] {
   const need = (target: Target, sparse: boolean): KernelNeed => {
-    const b = new KernelBuild(c.tree, c.tree.root, { config: configOn(target, c.config), target, sparse, distcc: false, env: c.env });
+    const b = new KernelBuild(c.tree, c.tree.root, { config: configOn(target, c.config), target, sparse, sandbox: c.sandbox, distcc: false, env: c.env });
     return { dir: b.buildDir, kind: 'objects', name: `${b.baseName} objects${target.llvm ? ' (clang)' : ''}`, config: `${b.baseName} and the symbols each patch's objects need, ${b.compiler}`, why: `${c.series}: each patch's objects, built in order` };
   };
   return [need(HOST, true), ...otherBuilds(c).targets.map((t) => need(t, false))];

@@ -1,5 +1,5 @@
 // KUnit on the base and on the series, when the recipe or --kunit asks for it: a series check.
-import { KUNIT_KERNEL, kunitKernelDir } from '../../boot/kunit.js';
+import { buildKunitKernel, KUNIT_KERNEL, kunitKernelDir } from '../../boot/kunit.js';
 import { kunitEvidence, type KunitReport } from '../kunit.js';
 import type { SeriesCheck } from '../plugins.js';
 import { keptNote } from '../report.js';
@@ -17,7 +17,16 @@ export const kunitCheck: SeriesCheck<'kunit'> = {
   wanted: async (r) => r.opts.kunit !== undefined && r.opts.build,
   kernels: async (c) =>
     c.kunit && c.build
-      ? [{ dir: kunitKernelDir(c.kunit.config, c.env), kind: 'kernel', name: 'KUnit kernel', config: `${KUNIT_KERNEL}: ${c.kunit.config.join(' ')}`, why: `${c.series}: KUnit on the base and the series${c.kunit.without ? ', and the series without its fix' : ''}` }]
+      ? [
+          {
+            dir: kunitKernelDir(c.kunit.config, c.env),
+            kind: 'kernel',
+            name: 'KUnit kernel',
+            config: `${KUNIT_KERNEL}: ${c.kunit.config.join(' ')}`,
+            why: `${c.series}: KUnit on the base and the series${c.kunit.without ? ', and the series without its fix' : ''}`,
+            make: (commit) => buildKunitKernel(c.tree, commit, c.kunit!.config, { env: c.env }),
+          },
+        ]
       : [],
   run: (r) => kunitEvidence(r.opts.tree, r.opts, r.opts.kunit!, { env: r.opts.env, log: r.opts.log, progress: r.opts.progress, fresh: r.opts.fresh }),
   format: formatKunit,
