@@ -11,7 +11,7 @@ import type { KernelTree } from '../tree/tree.js';
 import { buildSample, withProgress, type OnProgress } from '../progress.js';
 import { compilerPath, retireDependCache } from './compiler.js';
 import { ledgered } from './ledger.js';
-import { HOST, isHost, type Target } from './targets.js';
+import { HOST, isHost, srcarchOf, type Target } from './targets.js';
 import type { ConfigAsBuilt } from './config-line.js';
 import { configSymbolsFor, conjuncts, kconfigDepends, kconfigSelectors, objectsToBuild, sourceConditions, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
@@ -20,8 +20,8 @@ const KCONFIG_DIGESTS = new Map<string, string>();
 
 /**
  * The way dependencies are switched on (2: COMPILE_TEST for a driver of another machine; 7: under the Kconfig files
- * of the range's tip, where a symbol the series adds is defined; 8: never a symbol the caller keeps off): an older
- * memo is stale.
+ * of the range's tip, where a symbol the series adds is defined; 8: never a symbol the caller keeps off, and only
+ * this architecture's Kconfig files, not another's symbol of the same name): an older memo is stale.
  */
 const CONFIGURE_LOGIC = 8;
 
@@ -455,8 +455,9 @@ export class KernelBuild {
 
   private async findDepends(symbol: string, commit: string): Promise<{ file: string; deps: string[] } | undefined> {
     const hits = await gitRaw(this.tree.root, ['grep', '-l', '-E', `^\\s*(menu)?config ${symbol}\\s*$`, commit, '--', '*Kconfig*']).catch(() => '');
-    for (const hit of hits.split('\n').filter(Boolean)) {
-      const file = hit.slice(commit.length + 1);
+    // Another architecture's definition of the same name (powerpc's EFI, arm's) is not this build's.
+    const own = `arch/${srcarchOf(this.target)}/`;
+    for (const file of hits.split('\n').filter(Boolean).map((h) => h.slice(commit.length + 1)).filter((f) => !f.startsWith('arch/') || f.startsWith(own))) {
       const deps = kconfigDepends((await readAtCommit(this.tree.root, commit, file)) ?? '', symbol);
       if (deps) return { file, deps: [...deps, ...(await this.inherited(file, commit))] };
     }
@@ -481,6 +482,7 @@ export class KernelBuild {
    */
   private async selectorsOf(symbol: string, commit: string): Promise<string[]> {
     const hits = await gitRaw(this.tree.root, ['grep', '-l', '-E', `^\\s*select\\s+${symbol}(\\s|$)`, commit, '--', '*Kconfig*']).catch(() => '');
+    const own = `arch/${srcarchOf(this.target)}/`;
     const home = ((await this.dependsOf(symbol, commit))?.file ?? '').split('/');
     const shared = (file: string) => {
       const parts = file.split('/');
@@ -488,7 +490,7 @@ export class KernelBuild {
       while (n < parts.length - 1 && parts[n] === home[n]) n++;
       return n;
     };
-    const files = hits.split('\n').filter(Boolean).map((h) => h.slice(commit.length + 1));
+    const files = hits.split('\n').filter(Boolean).map((h) => h.slice(commit.length + 1)).filter((f) => !f.startsWith('arch/') || f.startsWith(own));
     files.sort((a, b) => shared(b) - shared(a));
     const out: string[] = [];
     for (const f of files) out.push(...kconfigSelectors((await readAtCommit(this.tree.root, commit, f)) ?? '', symbol));

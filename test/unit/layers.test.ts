@@ -35,6 +35,8 @@ const FORBIDDEN: Record<string, string[]> = {
   'object-code': ['check', 'series', 'review', 'commands', 'cli', 'recipes'],
   boot: ['check', 'series', 'review', 'commands', 'cli', 'recipes', 'measure'],
   measure: ['check', 'series', 'review', 'commands', 'cli'],
+  // The build plan reads what checks and measure declare; it runs nothing of a series or a review.
+  plan: ['series', 'review', 'commands', 'cli'],
   // Subsystem knowledge is data and pure decisions: it runs nothing and reads the tree only through what it is given.
   subsystems: ['tree', 'tools', 'check', 'series', 'review', 'commands', 'cli', 'recipes', 'build', 'boot', 'measure', 'mail'],
 };
