@@ -3,8 +3,9 @@ import TierSequencer from './test/helpers/sequencer.js';
 
 // Three tiers, one project each (`vitest run --project unit|tree|kernel`; npm test runs them in that order):
 // unit has no kernel tree and runs its files in parallel, in shared module graphs (isolate: false: re-importing
-// kseries for each of its 49 files cost more than half its 20 s budget; its modules keep no state a file could leak); tree and kernel share one clone of the real tree (made by
-// global-setup.ts), its lock and two cores, so their files run one at a time.
+// kseries for each of its 49 files cost more than half its 20 s budget; its modules keep no state a file could
+// leak); tree and kernel share one clone of the real tree (made by global-setup.ts), its lock and two cores, so their
+// files run one at a time.
 const realTree = {
   globalSetup: ['test/helpers/global-setup.ts'],
   fileParallelism: false,
