@@ -13,6 +13,7 @@ import { flagTests } from '../../object-code/flag-tests.js';
 import type { OnProgress } from '../../progress.js';
 import type { FlagCandidate } from './scan.js';
 import { archiveMembers, readObjectCode } from '../../tools/binutils.js';
+import { codeDigest } from '../../kept.js';
 import { cacheDir } from '../../tree/paths.js';
 import { commitOf, type KernelTree } from '../../tree/tree.js';
 import { packEvents } from '../../measure/events.js';
@@ -192,7 +193,8 @@ function objectOf(c: { file: string }): string {
 function cacheFile(commit: string, opts: MeasureOptions): string {
   const config = ['minimal', 'defconfig'].includes(opts.config) ? opts.config : `file-${createHash('sha1').update(fs.readFileSync(path.resolve(opts.config))).digest('hex').slice(0, 12)}`;
   const kinds = (opts.candidates ?? 'all') === 'all' ? '' : `-${opts.candidates}`;
-  const scripts = createHash('sha1').update(`${FORMAT}\n${initScript()}\n${workloadDigestText(WORKLOADS[opts.workload]!)}`).digest('hex').slice(0, 8);
+  // What the guest runs, and how the kernel is configured (boot/config.ts, measure/kernel.ts: ACPI kept off, say).
+  const scripts = createHash('sha1').update(`${FORMAT}\n${initScript()}\n${workloadDigestText(WORKLOADS[opts.workload]!)}\n${codeDigest(['boot/config', 'measure/kernel'])}`).digest('hex').slice(0, 8);
   const dir = path.join(cacheDir(opts.env), 'measure', `${commit.slice(0, 12)}-${config}${kinds}-${opts.workload}-${scripts}`);
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, 'report.json');
