@@ -157,10 +157,10 @@ export class KernelBuild {
     const configFile = path.join(this.buildDir, '.config');
     if (!fs.existsSync(configFile)) this.seedSandbox();
     fs.mkdirSync(this.buildDir, { recursive: true });
+    // The config target's output, made once (plainConfig keeps it): a second `make defconfig` is seconds of Kconfig.
     if (!fs.existsSync(configFile)) {
-      const targets = this.configTargets();
-      if (targets) for (const t of targets) await this.mustMake([t]);
-      else fs.copyFileSync(path.resolve(this.opts.config), configFile);
+      await this.plainConfig();
+      fs.copyFileSync(path.join(this.buildDir, '.config.base'), configFile);
     }
     return fs.readFileSync(configFile, 'utf8');
   }

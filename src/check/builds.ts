@@ -229,11 +229,12 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     target,
     list: target.llvm ? built.filter((o) => placed.get(o)!.build === host) : built.filter((o) => (archOfPath(o) ?? srcarchOf(target)) === srcarchOf(target) && placed.get(o)!.build.target.arch !== target.arch),
   }));
-  for (const { target, list } of extra) {
-    if (!list.length) continue;
-    const b = buildFor(target);
-    // clang builds what x86-64 gcc built: the symbols gcc's configuration found, dependencies and all, in one round.
-    const { on, left } = await configureFor(b, list, target.arch === HOST.arch ? host.switchedOn : []);
+  // Configured side by side: Kconfig runs on one core, and each build's folder is its own. clang builds what x86-64
+  // gcc built: the symbols gcc's configuration found, dependencies and all, in one round.
+  const wanted = extra.filter((x) => x.list.length).map(({ target, list }) => ({ b: buildFor(target), list, known: target.arch === HOST.arch ? host.switchedOn : [] }));
+  const configured = await Promise.all(wanted.map(({ b, list, known }) => configureFor(b, list, known)));
+  for (const [i, { b }] of wanted.entries()) {
+    const { on, left } = configured[i]!;
     for (const o of on) placed.get(o)!.also.push(b);
     for (const [o, why] of left) placed.get(o)!.notOn.push(`${b.baseName}, ${b.compiler}: not built: ${why}`);
   }
@@ -423,10 +424,13 @@ async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: Kern
       if (chosen.length < boards.length) notes.push(`${file}: built ${chosen.length} of ${boards.length} device trees that include it (--full builds all)`);
     }
     if (file.endsWith('.h')) {
-      const dependents = [...new Set([...build.objectsDependingOn(file), ...(await headerIncluders(tree, c.sha, file))])];
+      // The files that include it first, from the tree: the sample (and so a kept result) is the same whatever this
+      // machine built before; then the objects built here whose dependency files name it.
+      const direct = await headerIncluders(tree, c.sha, file);
+      const dependents = [...new Set([...direct, ...build.objectsDependingOn(file)])];
       const chosen = full ? dependents : await sampleOf(dependents, build, (f) => readAtCommit(tree.root, c.sha, f));
       chosen.forEach((d) => objects.add(d));
-      if (chosen.length < dependents.length) notes.push(`${file}: built ${chosen.length} of ${dependents.length} dependents (--full builds all)`);
+      if (chosen.length < dependents.length) notes.push(`${file}: built ${chosen.length} of its dependents (${direct.length} files include it; --full builds every dependent)`);
     }
   }
   return { objects: [...objects].sort(), note: notes.join('; ') || undefined };

@@ -88,7 +88,7 @@ describe('what is built', () => {
     expect(p1!.build.objects.length).toBeGreaterThanOrEqual(3);
     expect(p1!.build.objects.length).toBeLessThanOrEqual(4);
     for (const o of p1!.build.objects) expect(git(tree.root, 'ls-files', o.replace(/\.o$/, '.c')).trim()).toBe(o.replace(/\.o$/, '.c'));
-    expect(p1!.build.note).toMatch(/^include\/linux\/bcd\.h: built 3 of \d+ dependents \(--full builds all\)$/);
+    expect(p1!.build.note).toMatch(/^include\/linux\/bcd\.h: built 3 of its dependents \(\d+ files include it; --full builds every dependent\)$/);
     expect(p2!.build.objects).toEqual(['lib/bcd.o']);
     expect(p3!.build).toMatchObject({ status: 'skipped', objects: [], note: 'touches no C or assembly file' });
     expect(p3!.checkpatch.findings.map((f) => f.type)).toEqual(['FILE_PATH_CHANGES']);
