@@ -80,7 +80,7 @@ export function formatPlan(plan: BuildPlan, home = ''): string[] {
   for (const b of plan.builds) {
     out.push(`  ${b.name}: ${b.config}`);
     const state = b.holds.state === 'nothing' ? 'not in the cache' : b.kind === 'kernel' ? b.holds.state : `configured, ${b.holds.folders} symbol set${b.holds.folders === 1 ? '' : 's'}`;
-    out.push(`    ${short(b.dir)}: ${state}${b.objects ? `; ${b.objects} objects` : ''}`);
+    out.push(`    ${short(b.dir)}: ${state}${b.objects ? `; about ${b.objects} objects` : ''}`);
     for (const [what, who] of byPurpose(b.why)) out.push(`    for ${who.join(', ')}: ${what}`);
     if (b.kind === 'kernel') out.push(`    took here: ${tookText(b.took)}`);
   }
