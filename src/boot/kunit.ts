@@ -149,8 +149,9 @@ async function kunitPyBuilds(t: KunitTree, make: MakeOptions, slot: KunitSlot, o
   const configured = await withProgress(`configuring the KUnit kernel of the ${SLOT_TEXT[slot]} (kunit.py config)`, opts.progress, () => ({}), async () => {
     const res = await kunitConfig(t, make);
     if (res.code !== 0) return { ok: false, log: tail(`${res.stdout}\n${res.stderr}`) };
-    // kunit.py's build runs olddefconfig before each make: a commit's new Kconfig symbols get their defaults.
-    const synced = await runMake(make, ['olddefconfig']);
+    // kunit.py's build runs olddefconfig before each make: a commit's new Kconfig symbols get their defaults. syncconfig
+    // does that and writes include/config/auto.conf, which the build would otherwise make in a Kconfig run of its own.
+    const synced = await runMake(make, ['syncconfig']);
     return synced.code === 0 ? { ok: true, log: [] } : { ok: false, log: tail(synced.stderr) };
   });
   return configured.ok ? buildBootImage(make, `building the KUnit kernel of the ${SLOT_TEXT[slot]}`, opts) : configured;
