@@ -10,7 +10,7 @@ import { CCACHE_FOLDER } from './compiler.js';
 
 export interface CacheFolder {
   path: string;
-  /** build: a build folder; source: a shared source folder; tree: a provisioned tree; results; ccache. */
+  /** build: a build folder; source: a shared source folder; tree: a provisioned tree; results; ccache (and the compiler's answers to Kbuild). */
   kind: 'build' | 'source' | 'tree' | 'results' | 'ccache';
   /** A build folder's configuration: its name without the symbol set (`defconfig`, `kunit.py`), with its owner. */
   group?: string;
@@ -38,6 +38,9 @@ export async function cacheFolders(env?: NodeJS.ProcessEnv): Promise<CacheFolder
   for (const name of ['results', 'measure', 'scan'].filter((n) => fs.existsSync(path.join(root, n)))) found.push({ path: path.join(root, name), kind: 'results', used: usedAt(path.join(root, name)) });
   const ccache = env?.CCACHE_DIR ?? path.join(root, CCACHE_FOLDER);
   if (fs.existsSync(ccache)) found.push({ path: ccache, kind: 'ccache', used: usedAt(ccache) });
+  // The compiler's answers to Kbuild's questions about itself (tools/probe-cache.ts): a compiler cache too.
+  const probes = path.join(root, 'kbuild-probes');
+  if (fs.existsSync(probes)) found.push({ path: probes, kind: 'ccache', used: usedAt(probes) });
   const sizes = await diskUsage(found.map((f) => f.path));
   const order = ['build', 'source', 'tree', 'results', 'ccache'];
   return found

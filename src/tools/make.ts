@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runMerged, runRaw, type RunResult } from './run.js';
+import { probeAnswering } from './probe-cache.js';
 import { sandboxed } from './sandbox.js';
 
 export interface MakeOptions {
@@ -62,21 +63,28 @@ export function recordMakes(fn: ((call: MakeCall) => void) | undefined): void {
   recorder = fn;
 }
 
-function started(opts: MakeOptions, args: string[]): MakeCall {
-  const c = { ...command(opts, args), cwd: opts.source };
+/**
+ * The make of these options as started: CC is kseries' helper that answers Kbuild's questions to the compiler from
+ * its cache (build/probe-cache.ts), with the compiler itself in its environment, where the helper could be made.
+ */
+async function started(opts: MakeOptions, args: string[]): Promise<MakeCall> {
+  const compiler = opts.cc ?? (opts.llvm ? 'clang' : `${opts.crossCompile ?? ''}gcc`);
+  const answering = await probeAnswering(compiler, { ...process.env, ...opts.env });
+  const o = answering ? { ...opts, cc: answering.cc, env: { ...opts.env, ...answering.env } } : opts;
+  const c = { ...command(o, args), cwd: o.source };
   recorder?.(c);
   return c;
 }
 
 /** `make O=<buildDir> [-jN] [CC=...] args...` in the source; the exit code is returned, not thrown. */
-export function runMake(opts: MakeOptions, args: string[]): Promise<RunResult> {
-  const c = started(opts, args);
+export async function runMake(opts: MakeOptions, args: string[]): Promise<RunResult> {
+  const c = await started(opts, args);
   return runRaw(c.program, c.args, { cwd: c.cwd, env: c.env });
 }
 
 /** Like runMake, with stdout and stderr in one stream in the order they were written. */
-export function runMakeMerged(opts: MakeOptions, args: string[]): Promise<{ code: number; output: string }> {
-  const c = started(opts, args);
+export async function runMakeMerged(opts: MakeOptions, args: string[]): Promise<{ code: number; output: string }> {
+  const c = await started(opts, args);
   return runMerged(c.program, c.args, { cwd: c.cwd, env: c.env });
 }
 
