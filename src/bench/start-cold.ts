@@ -1,15 +1,16 @@
 // Bench case (issue 42): npm start's kernels from an empty cache. The build plan's whole kernels (the boot kernel, the
 // KUnit kernel of both kprobe series), each built as the run builds it (`make` of its planned build) in a scratch
 // KSERIES_CACHE with an empty ccache, beside the very commands those builds ran (make, scripts/config, kunit.py
-// config), run bare one after the other into a second scratch cache, also cold. What kseries adds is the deciding: the
-// scan of the tree for candidates, the source folder, the Kconfig rounds' bookkeeping.
+// config), run bare one after the other into a second scratch cache, also cold, with CC the compiler itself (kseries'
+// helper that keeps Kbuild's questions to the compiler is kseries' own). What kseries adds is the deciding: the scan
+// of the tree for candidates, the source folder, the Kconfig rounds' bookkeeping.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startPlan } from '../commands/start.js';
 import { objectsIn } from '../progress.js';
 import { resolveCommit } from '../series/generate.js';
-import { recordMakes, type MakeCall } from '../tools/make.js';
+import { recordMakes, withoutHelper, type MakeCall } from '../tools/make.js';
 import { runRaw } from '../tools/run.js';
 import type { KernelTree } from '../tree/tree.js';
 import { timed, type BenchResult } from './measure.js';
@@ -49,7 +50,7 @@ async function benchIn(tree: KernelTree, scratch: string): Promise<BenchResult[]
     if (fs.existsSync(`${k.dir}.kunitconfig`)) fs.copyFileSync(`${k.dir}.kunitconfig`, `${moved(k.dir)}.kunitconfig`);
   }
   const plain = await timed(async () => {
-    for (const c of calls) {
+    for (const c of calls.map(withoutHelper)) {
       const res = await runRaw(c.program, c.args.map(moved), { cwd: c.cwd, env: c.env && Object.fromEntries(Object.entries(c.env).map(([k, v]) => [k, moved(v)])) });
       if (res.code !== 0) throw new Error(`bare ${c.program} ${c.args.slice(-1)[0]} failed: ${res.stderr.trim().split('\n').slice(-2).join(' ')}`);
     }

@@ -76,6 +76,14 @@ async function started(opts: MakeOptions, args: string[]): Promise<MakeCall> {
   return c;
 }
 
+/** A recorded call as a user would type it: CC the compiler itself, not kseries' helper that answers Kbuild's questions. */
+export function withoutHelper(c: MakeCall): MakeCall {
+  const compiler = c.env?.KSERIES_CC;
+  if (!compiler) return c;
+  const env = Object.fromEntries(Object.entries(c.env!).filter(([k]) => !k.startsWith('KSERIES_CC')));
+  return { ...c, args: c.args.map((a) => (a.startsWith('CC=') ? `CC=${compiler}` : a)), env };
+}
+
 /** `make O=<buildDir> [-jN] [CC=...] args...` in the source; the exit code is returned, not thrown. */
 export async function runMake(opts: MakeOptions, args: string[]): Promise<RunResult> {
   const c = await started(opts, args);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
+import { withoutHelper } from '../../src/tools/make.js';
 import { probeAnswering } from '../../src/tools/probe-cache.js';
 
 test('a question is asked of the compiler once; a compile with a dependency file every time', async () => {
@@ -59,4 +60,11 @@ test('a question is asked of the compiler once; a compile with a dependency file
 
 test('KSERIES_PROBE_CACHE=0 leaves CC as it was', async () => {
   expect(await probeAnswering('gcc', { ...process.env, KSERIES_PROBE_CACHE: '0' })).toBeUndefined();
+});
+
+test('a recorded make as a user would type it: CC the compiler itself, none of the helper\'s settings', () => {
+  const call = { program: 'make', args: ['-C', '/src', 'O=/b', 'CC=/cache/bin/kbuild-cc-1', 'HOSTCC=gcc', 'vmlinux'], cwd: '/src', env: { CCACHE_DIR: '/c', KSERIES_CC: 'ccache gcc', KSERIES_CC_PROBES: '/p', KSERIES_CC_ID: 'x' } };
+  expect(withoutHelper(call)).toEqual({ ...call, args: ['-C', '/src', 'O=/b', 'CC=ccache gcc', 'HOSTCC=gcc', 'vmlinux'], env: { CCACHE_DIR: '/c' } });
+  const plain = { program: 'make', args: ['defconfig'], cwd: '/src' };
+  expect(withoutHelper(plain)).toBe(plain);
 });
