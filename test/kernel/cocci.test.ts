@@ -10,6 +10,7 @@ import type { ReviewReport } from '../../src/review/review.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { forgetSeries } from '../helpers/series.js';
 import { amTree, cli, git, userTree } from '../helpers/tree.js';
+import { X86_GCC } from '../helpers/kernels.js';
 
 let tree: KernelTree;
 let out: string;
@@ -59,7 +60,7 @@ test('generate cocci with two of the tree\'s scripts: one series per maintainer 
 
 test('check: every patch builds on its own and checkpatch has nothing to say', async () => {
   for (const s of made) {
-    const r = await run('check', s.series, '--out', out, '--json');
+    const r = await run('check', s.series, '--out', out, ...X86_GCC, '--json');
     const report = JSON.parse(r.out) as CheckReport;
     expect(report.patches.map((p) => [p.subject, p.build.status, p.build.errors.length, p.checkpatch.errors + p.checkpatch.warnings + p.checkpatch.checks]), s.series).toEqual(s.commits.map((c) => [c.subject, 'ok', 0, 0]));
   }

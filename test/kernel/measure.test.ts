@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CheckReport } from '../../src/check/report.js';
 import type { MeasureReport } from '../../src/recipes/static-key/measure.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { MEASURED } from '../helpers/kernels.js';
+import { MEASURED, X86_GCC } from '../helpers/kernels.js';
 import { cli, FIXTURE_RECIPES, userTree } from '../helpers/tree.js';
 
 let tree: KernelTree;
@@ -71,7 +71,7 @@ test('measure boots the minimal+lockdep kernel under QEMU and counts at least on
 test('a series whose static-key writer holds a spinlock fails its lockdep boot, with the report quoted', async () => {
   const g = await run('generate', 'planted-spinlock-key', '--json');
   expect(g.code, g.err).toBe(0);
-  const r = await run('check', JSON.parse(g.out).series, '--out', out, '--json');
+  const r = await run('check', JSON.parse(g.out).series, '--out', out, ...X86_GCC, '--json');
   const report = JSON.parse(r.out) as CheckReport;
   expect(r.code).toBe(1);
   expect(report.patches[0]!.build.status).toBe('ok');
@@ -86,7 +86,7 @@ test('a series whose static-key writer holds a spinlock fails its lockdep boot, 
 test('a sysctl turned into a static key with a setter: proven in the object code, and read back and written in the booted kernel', async () => {
   const g = await run('generate', 'static-key-toggle', '--only', 'fs/namei.c:sysctl_protected_symlinks', '--json');
   expect(g.code, g.err).toBe(0);
-  const r = await run('check', JSON.parse(g.out).series, '--out', out, '--json');
+  const r = await run('check', JSON.parse(g.out).series, '--out', out, ...X86_GCC, '--json');
   const report = JSON.parse(r.out) as CheckReport;
   expect(r.code, JSON.stringify(report.boot?.failures)).toBe(0);
   const [p] = report.patches;

@@ -5,6 +5,7 @@ import type { CheckReport } from '../../src/check/report.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { forgetSeries, stringChoicesCommit } from '../helpers/series.js';
 import { cli, userTree } from '../helpers/tree.js';
+import { X86_GCC } from '../helpers/kernels.js';
 
 let tree: KernelTree;
 
@@ -19,7 +20,7 @@ test('split of a commit touching three trees: every patch of every series builds
   const made = (JSON.parse(r.out) as { series: { series: string }[] }).series.map((s) => s.series);
   expect(made).toEqual(['split-built-linux-gpio-intel', 'split-built-andi.shyti-linux', 'split-built-spi']);
   for (const name of made) {
-    const c = await cli(['--tree', tree.root, 'check', name, '--json']);
+    const c = await cli(['--tree', tree.root, 'check', name, ...X86_GCC, '--json']);
     const report = JSON.parse(c.out) as CheckReport;
     expect(report.patches.map((p) => [p.build.status, p.build.errors.length, p.build.newWarnings.length, p.checkpatch.errors + p.checkpatch.warnings]), name).toEqual([['ok', 0, 0, 0]]);
   }

@@ -9,7 +9,7 @@ import type { CheckReport } from '../../src/check/report.js';
 import { getHeader, splitMail } from '../../src/mail/headers.js';
 import { runCheckpatch } from '../../src/tools/kernel-scripts.js';
 import type { KernelTree } from '../../src/tree/tree.js';
-import { TWO_LINE_CONFIG } from '../helpers/kernels.js';
+import { TWO_LINE_CONFIG, X86_GCC } from '../helpers/kernels.js';
 import { forgetSeries } from '../helpers/series.js';
 import { snapshot, type Snapshot } from '../helpers/snapshot.js';
 import { withoutProgress } from '../helpers/cli.js';
@@ -55,7 +55,7 @@ test('generate builds a draft and commits one signed-off patch with its figures 
 });
 
 test('check: clean, the Kconfig symbol its object needs (CONFIG_MEMCG) switched on, the conversion proven, the lockdep boot clean', async () => {
-  const r = await run('check', series, '--out', out, '--json');
+  const r = await run('check', series, '--out', out, ...X86_GCC, '--json');
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
   const report = JSON.parse(r.out) as CheckReport;
@@ -107,7 +107,7 @@ test('--config FILE builds with that configuration in a build directory of its o
   const config = path.join(own, 'tiny.config');
   // A minimal config has neither MEMCG nor CGROUPS (the `if CGROUPS` around MEMCG): kseries switches both on.
   fs.writeFileSync(config, TWO_LINE_CONFIG);
-  const r = await run('check', series, '--out', own, '--config', config, '--no-boot', '--json');
+  const r = await run('check', series, '--out', own, '--config', config, '--no-boot', ...X86_GCC, '--json');
   expect(r.err).toBe('');
   const report = JSON.parse(r.out) as CheckReport;
   expect(report.config).toBe(config);

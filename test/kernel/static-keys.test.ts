@@ -8,6 +8,7 @@ import type { CheckReport } from '../../src/check/report.js';
 import type { KeyProof } from '../../src/recipes/static-key/verify.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { cli, git, userTree } from '../helpers/tree.js';
+import { X86_GCC } from '../helpers/kernels.js';
 
 let tree: KernelTree;
 let out: string;
@@ -61,7 +62,7 @@ test('generate static-keys --path mm --min-rate 0: every auto flag, a series per
   expect(git(tree.root, 'show', '--stat', '--format=', r!.commits[2]!.sha).trim()).toMatch(/^mm\/memcontrol\.c \| +\d+ [+-]+\n 1 file changed/);
 
   // check builds each patch and proves each conversion again; percpu's helper stops being inlined, which it reports.
-  const c = await run('check', 'static-keys-mm', '--out', out, '--no-boot', '--json');
+  const c = await run('check', 'static-keys-mm', '--out', out, '--no-boot', ...X86_GCC, '--json');
   expect(c.err).toBe('');
   expect(c.code).toBe(1);
   const report = JSON.parse(c.out) as CheckReport;
@@ -88,7 +89,7 @@ test('generate static-keys --path mm --min-rate 0: every auto flag, a series per
   ]);
   expect(report.patches[3]!.proofs[1]!.errors.join('\n')).toMatch(/runs as `jmp [0-9a-f]+`, not as a NOP/);
   for (const p of report.patches) expect(p.checkpatch.errors).toBe(0);
-  const pc = await run('check', 'static-keys-mm-percpu', '--out', out, '--no-boot', '--json');
+  const pc = await run('check', 'static-keys-mm-percpu', '--out', out, '--no-boot', ...X86_GCC, '--json');
   expect(pc.code).toBe(1);
   const pcpu = JSON.parse(pc.out) as CheckReport;
   expect(pcpu.patches[0]!.proofs[0]!.errors.join('\n')).toMatch(/calls pcpu_schedule_balance_work\(\), no longer inlined, for the jump label: its fast path grew a call/);
