@@ -65,7 +65,7 @@ export function recordMakes(fn: ((call: MakeCall) => void) | undefined): void {
 
 /**
  * The make of these options as started: CC is kseries' helper that answers Kbuild's questions to the compiler from
- * its cache (build/probe-cache.ts), with the compiler itself in its environment, where the helper could be made.
+ * its cache (tools/probe-cache.ts), with the compiler itself in its environment, where the helper could be made.
  */
 async function started(opts: MakeOptions, args: string[]): Promise<MakeCall> {
   const compiler = opts.cc ?? (opts.llvm ? 'clang' : `${opts.crossCompile ?? ''}gcc`);

@@ -10,19 +10,28 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../tree/paths.js';
 import { runRaw } from './run.js';
-import { onPath } from './which.js';
+import { onPath, onPathAt } from './which.js';
 
 const SOURCE = fileURLToPath(new URL('../../libexec/kbuild-cc.c', import.meta.url));
 
 /** The helper being compiled, by its path: one compile however many makes start at once. */
 const compiling = new Map<string, Promise<string | undefined>>();
 
-/** The compiled helper (`<cache>/bin/kbuild-cc-<digest of its source>`), made once; undefined where it cannot be. */
+/** The digest of the helper's source, read once. */
+let sourceDigest: string | undefined;
+
+/**
+ * The compiled helper, `<cache>/bin/kbuild-cc`, made again when its source changed (`kbuild-cc.digest` beside it);
+ * undefined where it cannot be made. Its path stays the same from one kseries to the next: it is CC in every object's
+ * command line, and another path would make Kbuild compile every object of every build folder again.
+ */
 function compiledHelper(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   if (!fs.existsSync(SOURCE)) return Promise.resolve(undefined);
-  const digest = createHash('sha1').update(fs.readFileSync(SOURCE)).digest('hex').slice(0, 12);
-  const bin = path.join(cacheDir(env), 'bin', `kbuild-cc-${digest}`);
-  if (fs.existsSync(bin)) return Promise.resolve(bin);
+  sourceDigest ??= createHash('sha1').update(fs.readFileSync(SOURCE)).digest('hex');
+  const bin = path.join(cacheDir(env), 'bin', 'kbuild-cc');
+  const digestFile = `${bin}.digest`;
+  const current = () => fs.existsSync(bin) && fs.existsSync(digestFile) && fs.readFileSync(digestFile, 'utf8') === sourceDigest;
+  if (current()) return Promise.resolve(bin);
   const known = compiling.get(bin);
   if (known) return known;
   const made = (async () => {
@@ -31,27 +40,30 @@ function compiledHelper(env: NodeJS.ProcessEnv): Promise<string | undefined> {
     const tmp = `${bin}.${process.pid}`;
     const r = await runRaw('gcc', ['-O2', '-o', tmp, SOURCE], { cwd: path.dirname(bin), env });
     if (r.code !== 0) return undefined;
+    // The binary first, then its digest: a run that stops between the two makes it again, never trusts an old one.
     fs.renameSync(tmp, bin);
+    fs.writeFileSync(`${digestFile}.${process.pid}`, sourceDigest!);
+    fs.renameSync(`${digestFile}.${process.pid}`, digestFile);
     return bin;
   })().finally(() => compiling.delete(bin));
   compiling.set(bin, made);
   return made;
 }
 
+/** Each compiler's id, by its command and PATH: found once per run, not once per make. */
+const ids = new Map<string, string>();
+
 /** What tells one compiler's version from another's: its binary's real path, size and time. */
 function compilerId(command: string, env: NodeJS.ProcessEnv): string {
   const program = command.split(/\s+/).filter(Boolean).at(-1)!;
-  for (const dir of (env.PATH ?? '').split(':')) {
-    const file = path.join(dir || '.', program);
-    try {
-      const real = fs.realpathSync(file);
-      const st = fs.statSync(real);
-      if (st.isFile()) return `${real}:${st.size}:${st.mtimeMs}`;
-    } catch {
-      // not in this folder
-    }
-  }
-  return program;
+  const known = ids.get(`${program}\0${env.PATH}`);
+  if (known) return known;
+  const file = onPathAt(program, env);
+  const real = file && fs.realpathSync(file);
+  const st = real && fs.statSync(real);
+  const id = st ? `${real}:${st.size}:${st.mtimeMs}` : program;
+  ids.set(`${program}\0${env.PATH}`, id);
+  return id;
 }
 
 /**

@@ -2,13 +2,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  return (env.PATH ?? '').split(':').some((dir) => {
+/** The executable `program` names on PATH (the first folder that has it), or undefined. */
+export function onPathAt(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const dir of (env.PATH ?? '').split(':')) {
+    const file = path.join(dir || '.', program);
     try {
-      fs.accessSync(path.join(dir || '.', program), fs.constants.X_OK);
-      return true;
+      fs.accessSync(file, fs.constants.X_OK);
+      return file;
     } catch {
-      return false;
+      // not in this folder
     }
-  });
+  }
+  return undefined;
+}
+
+export function onPath(program: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return onPathAt(program, env) !== undefined;
 }

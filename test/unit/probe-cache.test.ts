@@ -19,6 +19,13 @@ test('a question is asked of the compiler once; a compile with a dependency file
   const env = { ...process.env, KSERIES_CACHE: home };
   const answering = (await probeAnswering(cc, env))!;
   expect(answering).toBeDefined();
+  // One path whatever the helper's version (it is CC in every object's command line); made again when its source is
+  // not the one its digest names.
+  expect(answering.cc).toBe(path.join(home, 'bin', 'kbuild-cc'));
+  const digest = fs.readFileSync(`${answering.cc}.digest`, 'utf8');
+  fs.writeFileSync(`${answering.cc}.digest`, 'an older source');
+  expect((await probeAnswering(cc, env))!.cc).toBe(answering.cc);
+  expect(fs.readFileSync(`${answering.cc}.digest`, 'utf8')).toBe(digest);
   const calls = () => fs.readFileSync(log, 'utf8').trim().split('\n').length;
   const ask = (args: string[], input = '') => {
     try {
