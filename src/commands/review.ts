@@ -46,7 +46,8 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
   const view = quiet ? undefined : lineView(io);
   const { report, intake } = await reviewSeries({
     tree,
-    input: a.b4Check ? '-' : a.input!,
+    // A path is the user's, from where kseries was started (git mailsplit runs in a folder of its own).
+    input: a.b4Check || a.input === '-' ? '-' : path.resolve(io.cwd, a.input!),
     stdin: io.stdin,
     single: a.b4Check,
     base: a.base,

@@ -1,10 +1,15 @@
 // The tree's own scripts/checkpatch.pl and scripts/get_maintainer.pl, run from the tree top.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { keptResult } from '../kept.js';
 import { coveringEntries, pathChanges } from '../mail/covered.js';
 import { entriesPerFile, parseSections, type MaintainersEntry } from '../subsystems/route.js';
 import { cacheDir } from '../tree/paths.js';
-import { run, runRaw } from './run.js';
+import { run, runRaw, type RunOptions, type RunResult } from './run.js';
+import { gitTry } from './git.js';
+import { onPath } from './which.js';
 
 /**
  * The one place checkpatch's flags are defined. Not `--mailback`: 6.12's checkpatch.pl exits on it before the
@@ -37,8 +42,8 @@ export interface CheckpatchResult {
 
 /** Run checkpatch on one patch (mail text on stdin). Exit code 1 means "found something", not failure. */
 export async function runCheckpatch(treeRoot: string, patch: string, opts: { strict?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CheckpatchResult> {
-  const args = ['scripts/checkpatch.pl', ...CHECKPATCH_FLAGS, ...(opts.strict ? ['--strict'] : []), '-'];
-  const res = await run('perl', args, { cwd: treeRoot, input: patch, okCodes: [0, 1], env: await spdxPath(opts.env ?? process.env) });
+  const args = [...CHECKPATCH_FLAGS, ...(opts.strict ? ['--strict'] : []), '-'];
+  const res = await runTreeScript(treeRoot, 'scripts/checkpatch.pl', args, { input: patch, okCodes: [0, 1], env: await spdxPath(opts.env ?? process.env) });
   const parsed = parseCheckpatch(res.stdout, patch);
   const spdx = spdxFailure(res.stderr);
   return spdx ? { ...parsed, notRun: [spdx] } : parsed;
@@ -164,14 +169,14 @@ export interface Recipients {
 /** get_maintainer.pl for one patch file: maintainers (and supporters) To, lists and reviewers Cc. */
 export async function runGetMaintainer(treeRoot: string, patchFile: string, opts: { useGit: boolean }): Promise<Recipients> {
   const gitArgs = opts.useGit ? [] : ['--nogit', '--nogit-fallback'];
-  const res = await run('perl', ['scripts/get_maintainer.pl', ...gitArgs, patchFile], { cwd: treeRoot });
+  const res = await runTreeScript(treeRoot, 'scripts/get_maintainer.pl', [...gitArgs, patchFile], { files: [patchFile] });
   return parseGetMaintainer(res.stdout);
 }
 
 /** The maintainers get_maintainer.pl names for one file of the tree (its To: list). */
 export async function runGetMaintainerOfFile(treeRoot: string, file: string, opts: { useGit: boolean }): Promise<string[]> {
   const gitArgs = opts.useGit ? [] : ['--nogit', '--nogit-fallback'];
-  const res = await run('perl', ['scripts/get_maintainer.pl', ...gitArgs, '--no-l', '--no-r', '-f', file], { cwd: treeRoot });
+  const res = await runTreeScript(treeRoot, 'scripts/get_maintainer.pl', [...gitArgs, '--no-l', '--no-r', '-f', file]);
   return parseGetMaintainer(res.stdout).to;
 }
 
@@ -182,7 +187,7 @@ export async function runGetMaintainerOfFile(treeRoot: string, file: string, opt
  */
 export async function runGetMaintainerSections(treeRoot: string, ...files: string[]): Promise<string> {
   const args = files.flatMap((f) => ['-f', f]);
-  return (await run('perl', ['scripts/get_maintainer.pl', '--nogit', '--nogit-fallback', '--sections', ...args], { cwd: treeRoot })).stdout;
+  return (await runTreeScript(treeRoot, 'scripts/get_maintainer.pl', ['--nogit', '--nogit-fallback', '--sections', ...args])).stdout;
 }
 
 /**
@@ -202,7 +207,7 @@ export async function sectionsPerFile(treeRoot: string, files: string[]): Promis
 
 /** The recent authors and committers of a file (get_maintainer.pl --git), for a file no entry but THE REST covers. */
 export async function runGetMaintainerGit(treeRoot: string, file: string): Promise<string[]> {
-  const res = await run('perl', ['scripts/get_maintainer.pl', '--git', '--no-m', '--no-r', '--no-l', '--no-rolestats', '-f', file], { cwd: treeRoot });
+  const res = await runTreeScript(treeRoot, 'scripts/get_maintainer.pl', ['--git', '--no-m', '--no-r', '--no-l', '--no-rolestats', '-f', file]);
   return res.stdout.split('\n').map((l) => l.trim()).filter((l) => l.includes('@'));
 }
 
@@ -227,4 +232,45 @@ export function parseGetMaintainer(output: string): Recipients {
 
 export function unique(list: readonly string[]): string[] {
   return [...new Set(list)];
+}
+
+/**
+ * A digest of a file's or input's text, with an mbox's `From <commit> Mon Sep 17 00:00:00 2001` line as `From`: the
+ * same patch applied again (review's `git am`) is another commit, and neither script reads that line.
+ */
+function textDigest(text: string | Buffer): string {
+  return createHash('sha1').update(text.toString().replace(/^From [0-9a-f]{40} (Mon Sep 17 00:00:00 2001)$/gm, 'From $1')).digest('hex');
+}
+
+/** What each script reads besides its arguments and input, from the tree top (or, with "~/", the home folder). */
+const SCRIPT_READS: Record<string, string[]> = {
+  'scripts/checkpatch.pl': ['scripts/spelling.txt', 'scripts/const_structs.checkpatch', '.checkpatch.conf', '~/.checkpatch.conf'],
+  'scripts/get_maintainer.pl': ['MAINTAINERS', '.mailmap', '.get_maintainer.conf', '.get_maintainer.ignore', '~/.get_maintainer.conf'],
+};
+
+/**
+ * `perl <script> args...` of the tree, kept (keptResult, kind "scripts") by what decides its output: the tree's commit
+ * (what `--git` and checkpatch's commit-id lookups read), the text of the script and of the files it reads
+ * (SCRIPT_READS: a checkout may differ from its commit), its arguments, its input, and the text of `files` (a patch
+ * given by its temporary name). The same question asked again (check, then emit, then review of the emitted mails; a
+ * second `npm start`; a test suite run twice) is answered without starting perl, which costs 0.5 s for
+ * get_maintainer.pl and 1.2 s for checkpatch.pl on the 6.12 tree here. `KSERIES_SCRIPT_CACHE=0` runs it every time.
+ */
+export async function runTreeScript(treeRoot: string, script: string, args: readonly string[], opts: Pick<RunOptions, 'input' | 'okCodes' | 'env'> & { files?: string[] } = {}): Promise<RunResult> {
+  const exec = () => run('perl', [script, ...args], { cwd: treeRoot, ...opts });
+  // Without perl the run says so (MissingToolError), kept answers or not.
+  if (process.env.KSERIES_SCRIPT_CACHE === '0' || !onPath('perl', { ...process.env, ...opts.env })) return exec();
+  const head = (await gitTry(treeRoot, ['rev-parse', '--verify', '--quiet', 'HEAD']))?.trim();
+  const digest = (file: string) => (fs.existsSync(file) ? textDigest(fs.readFileSync(file)) : '-');
+  const inTree = (f: string) => (f.startsWith('~/') ? path.join(os.homedir(), f.slice(2)) : path.join(treeRoot, f));
+  const key = {
+    head,
+    script: digest(inTree(script)),
+    reads: (SCRIPT_READS[script] ?? []).map((f) => digest(inTree(f))),
+    args: args.map((a) => (opts.files?.includes(a) ? `file:${digest(path.resolve(treeRoot, a))}` : a)),
+    input: opts.input === undefined ? undefined : textDigest(opts.input),
+    path: opts.env?.PATH,
+  };
+  // A failure (a script that died) is thrown by run() and so never kept.
+  return (await keptResult('scripts', key, exec, () => true)).value;
 }

@@ -183,6 +183,9 @@ describe('b4, recipients and bad input', () => {
     const r = await cli(['--tree', tree.root, 'review', file, '--no-build']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^kseries: .*holds no patch/);
+    // A path relative to where kseries was started reads the same file.
+    const relative = await cli(['--tree', tree.root, 'review', 'garbage.mbox', '--no-build'], { cwd: out });
+    expect(relative.err).toBe(r.err);
   });
 
   // Shapes met in real patch collections (OpenWrt, Armbian, LibreELEC, Debian): a diff -Naur or quilt file without
