@@ -528,7 +528,7 @@ export async function buildBootImage(make: MakeOptions, what: string, opts: { en
     ledgered(buildDir, opts.env, async () => {
       const kernel = await runMakeMerged(make, ['vmlinux']);
       return kernel.code !== 0 ? kernel : runMakeMerged({ ...make, env: { ...make.env, CCACHE_DISABLE: '1' } }, ['bzImage']);
-    }),
+    }, make.env?.CCACHE_DIR),
   );
   return { ok: res.code === 0, log: res.output.trim().split('\n').slice(-15) };
 }

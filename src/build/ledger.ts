@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { objectsIn, objectsWritten } from '../progress.js';
+import { runRaw } from '../tools/run.js';
 import { cacheDir } from '../tree/paths.js';
 
 export interface BuildRecord {
@@ -21,7 +22,10 @@ export interface BuildTimes {
   warm?: BuildRecord;
 }
 
-/** A build that compiled at least this share of its folder's objects counts as cold. */
+/**
+ * A build that compiled at least this share of its folder's objects counts as cold, unless ccache answered most of
+ * those compiles (a build folder made anew on a warm ccache: a warm build).
+ */
 const COLD_SHARE = 0.5;
 
 function ledgerFile(env?: NodeJS.ProcessEnv): string {
@@ -46,16 +50,30 @@ export function buildTimes(buildDir: string, env?: NodeJS.ProcessEnv): BuildTime
   return readLedger(env)[keyOf(buildDir, env)] ?? {};
 }
 
-/** Run a whole-kernel build in `buildDir` and write down what it took, whether it succeeded or not. */
-export async function ledgered<T>(buildDir: string, env: NodeJS.ProcessEnv | undefined, work: () => Promise<T>): Promise<T> {
+/**
+ * Run a whole-kernel build in `buildDir` and write down what it took, whether it succeeded or not. `ccacheDir` is the
+ * ccache the build compiles through, whose misses tell a compile from a cache hit.
+ */
+export async function ledgered<T>(buildDir: string, env: NodeJS.ProcessEnv | undefined, work: () => Promise<T>, ccacheDir?: string): Promise<T> {
   const started = Date.now();
+  const missedBefore = await ccacheMisses(ccacheDir);
   const result = await work();
   const compiled = objectsWritten(buildDir, started - 1000);
   const objects = objectsIn(buildDir);
   if (objects === 0) return result;
+  const missedAfter = await ccacheMisses(ccacheDir);
+  const missed = missedBefore === undefined || missedAfter === undefined ? compiled : missedAfter - missedBefore;
   const record: BuildRecord = { seconds: Math.round((Date.now() - started) / 100) / 10, compiled, objects, at: new Date().toISOString() };
-  writeRecord(keyOf(buildDir, env), compiled >= COLD_SHARE * objects ? 'cold' : 'warm', record, env);
+  writeRecord(keyOf(buildDir, env), compiled >= COLD_SHARE * objects && missed >= COLD_SHARE * compiled ? 'cold' : 'warm', record, env);
   return result;
+}
+
+/** How many compiles ccache has missed in `dir` (`ccache --print-stats`), or undefined (no ccache, or none asked). */
+export async function ccacheMisses(dir: string | undefined): Promise<number | undefined> {
+  if (!dir) return undefined;
+  const stats = await runRaw('ccache', ['--print-stats'], { cwd: '/', env: { CCACHE_DIR: dir } }).catch(() => undefined);
+  const missed = stats?.code === 0 ? /^cache_miss\t(\d+)$/m.exec(stats.stdout)?.[1] : undefined;
+  return missed === undefined ? undefined : Number(missed);
 }
 
 /** The key of a whole run (`start`: npm start) in the ledger. */

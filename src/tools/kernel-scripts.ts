@@ -235,11 +235,14 @@ export function unique(list: readonly string[]): string[] {
 }
 
 /**
- * A digest of a file's or input's text, with an mbox's `From <commit> Mon Sep 17 00:00:00 2001` line as `From`: the
- * same patch applied again (review's `git am`) is another commit, and neither script reads that line.
+ * A digest of a file's or input's text, with each mail's `From <commit> Mon Sep 17 00:00:00 2001` line and `Date:`
+ * header left out (the lines stay, so line numbers do not move): the same patch committed again (review's `git am`, a
+ * test's commit) is another commit of another date, and neither script reads those. A body line is never left out.
  */
 function textDigest(text: string | Buffer): string {
-  return createHash('sha1').update(text.toString().replace(/^From [0-9a-f]{40} (Mon Sep 17 00:00:00 2001)$/gm, 'From $1')).digest('hex');
+  const headers = /^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001\n(?:.+\n)*/gm;
+  const stable = text.toString().replace(headers, (block) => block.replace(/^From [0-9a-f]{40} /, 'From ').replace(/^Date: .*$/m, 'Date:'));
+  return createHash('sha1').update(stable).digest('hex');
 }
 
 /** What each script reads besides its arguments and input, from the tree top (or, with "~/", the home folder). */

@@ -72,6 +72,37 @@ test('the ledger keeps the last cold and warm build of a folder, and of a whole 
   expect(runTimes('start', env)).toMatchObject({ cold: { seconds: 1234.6 } });
 });
 
+test('a whole folder compiled again from ccache (its misses counted before and after) is a warm build', async () => {
+  const env = scratchCache();
+  const dir = path.join(env.KSERIES_CACHE!, 'build', 'shared', 'minimal-lockdep');
+  // A stand-in ccache whose --print-stats reports the misses written in its folder.
+  const bin = path.join(env.KSERIES_CACHE!, 'bin');
+  const ccacheDir = path.join(env.KSERIES_CACHE!, 'ccache');
+  fs.mkdirSync(bin);
+  fs.mkdirSync(ccacheDir);
+  fs.writeFileSync(path.join(bin, 'ccache'), '#!/bin/sh\nprintf "cache_hit\\t0\\ncache_miss\\t%s\\n" "$(cat "$CCACHE_DIR/misses")"\n');
+  fs.chmodSync(path.join(bin, 'ccache'), 0o755);
+  const misses = (n: number) => fs.writeFileSync(path.join(ccacheDir, 'misses'), String(n));
+  const saved = process.env.PATH;
+  process.env.PATH = `${bin}:${saved}`;
+  try {
+    const build = (missed: number) => async () => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { recursive: true });
+      for (let i = 0; i < 10; i++) fs.writeFileSync(path.join(dir, `f${i}.o`), '');
+      misses(missed);
+    };
+    misses(100);
+    await ledgered(dir, env, build(101), ccacheDir);
+    expect(buildTimes(dir, env)).toMatchObject({ warm: { compiled: 10, objects: 10 } });
+    expect(buildTimes(dir, env).cold).toBeUndefined();
+    await ledgered(dir, env, build(110), ccacheDir);
+    expect(buildTimes(dir, env)).toMatchObject({ cold: { compiled: 10, objects: 10 } });
+  } finally {
+    process.env.PATH = saved;
+  }
+});
+
 test('cache lists build folders by configuration, used last first; --prune keeps that many of each', async () => {
   const env = scratchCache();
   const root = env.KSERIES_CACHE!;

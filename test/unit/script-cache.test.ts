@@ -33,20 +33,24 @@ test('checkpatch.pl and get_maintainer.pl answer a question once', async () => {
   git('add', '.');
   git('commit', '-q', '-m', 'base');
   const calls = () => fs.readFileSync(log, 'utf8').trim().split('\n').length;
-  const patch = (commit: string) => `From ${commit} Mon Sep 17 00:00:00 2001\nFrom: k <k@example.org>\nSubject: [PATCH] lib: x\n\n---\n`;
+  const patch = (commit: string, date = 'Sun, 6 Dec 2026 10:00:00 +0000', body = '') => `From ${commit} Mon Sep 17 00:00:00 2001\nFrom: k <k@example.org>\nDate: ${date}\nSubject: [PATCH] lib: x\n\n${body}---\n`;
 
   const first = await runCheckpatch(tree, patch('a'.repeat(40)));
   expect(first.warnings).toBe(1);
   expect(calls()).toBe(1);
-  // Applied again: another commit, the same text.
-  expect(await runCheckpatch(tree, patch('b'.repeat(40)))).toEqual(first);
+  // Committed again: another commit and date, the same text.
+  expect(await runCheckpatch(tree, patch('b'.repeat(40), 'Mon, 7 Dec 2026 11:00:00 +0000'))).toEqual(first);
   expect(calls()).toBe(1);
+  // A "Date:" line of the message is the message's, not a header.
+  await runCheckpatch(tree, patch('a'.repeat(40), undefined, 'Date: teh day\n\n'));
+  await runCheckpatch(tree, patch('a'.repeat(40), undefined, 'Date: the day\n\n'));
+  expect(calls()).toBe(3);
   await runCheckpatch(tree, `${patch('a'.repeat(40))}more\n`);
-  expect(calls()).toBe(2);
+  expect(calls()).toBe(4);
   // What the script reads besides the patch is part of the question.
   fs.writeFileSync(path.join(tree, 'scripts', 'spelling.txt'), 'teh||the\nrecieve||receive\n');
   await runCheckpatch(tree, patch('a'.repeat(40)));
-  expect(calls()).toBe(3);
+  expect(calls()).toBe(5);
 
   // A patch by its temporary file's name: the text is the question, not the name.
   const file = (name: string) => {
@@ -57,15 +61,15 @@ test('checkpatch.pl and get_maintainer.pl answer a question once', async () => {
   const named = await runGetMaintainer(tree, file('one.patch'), { useGit: false });
   expect(named.to).toEqual(['A Maintainer <a@kernel.org>']);
   expect(await runGetMaintainer(tree, file('two.patch'), { useGit: false })).toEqual(named);
-  expect(calls()).toBe(4);
+  expect(calls()).toBe(6);
   // Another commit of the tree asks again.
   fs.writeFileSync(path.join(tree, 'README'), 'x\n');
   git('add', 'README');
   git('commit', '-q', '-m', 'more');
   await runGetMaintainer(tree, file('three.patch'), { useGit: false });
-  expect(calls()).toBe(5);
+  expect(calls()).toBe(7);
 
   process.env.KSERIES_SCRIPT_CACHE = '0';
   await runCheckpatch(tree, patch('a'.repeat(40)));
-  expect(calls()).toBe(6);
+  expect(calls()).toBe(8);
 });
