@@ -56,20 +56,30 @@ export function buildTimes(buildDir: string, env?: NodeJS.ProcessEnv): BuildTime
  */
 export async function ledgered<T>(buildDir: string, env: NodeJS.ProcessEnv | undefined, work: () => Promise<T>, ccacheDir?: string): Promise<T> {
   const started = Date.now();
-  const missedBefore = await ccacheMisses(ccacheDir);
+  const misses = await ccacheMissCounter(ccacheDir);
   const result = await work();
   const compiled = objectsWritten(buildDir, started - 1000);
   const objects = objectsIn(buildDir);
   if (objects === 0) return result;
-  const missedAfter = await ccacheMisses(ccacheDir);
-  const missed = missedBefore === undefined || missedAfter === undefined ? compiled : missedAfter - missedBefore;
+  const missed = (await misses()) ?? compiled;
   const record: BuildRecord = { seconds: Math.round((Date.now() - started) / 100) / 10, compiled, objects, at: new Date().toISOString() };
   writeRecord(keyOf(buildDir, env), compiled >= COLD_SHARE * objects && missed >= COLD_SHARE * compiled ? 'cold' : 'warm', record, env);
   return result;
 }
 
-/** How many compiles ccache has missed in `dir` (`ccache --print-stats`), or undefined (no ccache, or none asked). */
-export async function ccacheMisses(dir: string | undefined): Promise<number | undefined> {
+/**
+ * Counts the compiles ccache misses in `dir` from now on: the returned function gives how many it has missed since
+ * (`ccache --print-stats`), or undefined (no ccache, or none asked).
+ */
+export async function ccacheMissCounter(dir: string | undefined): Promise<() => Promise<number | undefined>> {
+  const before = await ccacheMisses(dir);
+  return async () => {
+    const after = before === undefined ? undefined : await ccacheMisses(dir);
+    return before === undefined || after === undefined ? undefined : after - before;
+  };
+}
+
+async function ccacheMisses(dir: string | undefined): Promise<number | undefined> {
   if (!dir) return undefined;
   const stats = await runRaw('ccache', ['--print-stats'], { cwd: '/', env: { CCACHE_DIR: dir } }).catch(() => undefined);
   const missed = stats?.code === 0 ? /^cache_miss\t(\d+)$/m.exec(stats.stdout)?.[1] : undefined;

@@ -16,7 +16,7 @@ import { provisionTree } from '../tree/provision.js';
 import { formatReview } from '../review/format.js';
 import { reviewSeries } from '../review/review.js';
 import { compilerPath } from '../build/compiler.js';
-import { ccacheMisses, recordRun, runTimes } from '../build/ledger.js';
+import { ccacheMissCounter, recordRun, runTimes } from '../build/ledger.js';
 import { onPath } from '../tools/which.js';
 import { duration, formatPlan, planBuilds, type BuildPlan, type PlannedSeries } from '../plan/builds.js';
 import { check } from './check.js';
@@ -128,7 +128,7 @@ export async function start(io: Io, g: GlobalOptions, opts: { dryRun?: boolean }
   say(`npm start here: ${took.cold || took.warm ? [took.cold && `${duration(took.cold.seconds)} cold`, took.warm && `${duration(took.warm.seconds)} warm`].filter(Boolean).join(', ') : 'never run on this machine'}; this run is ${cold ? 'cold (a kernel is not in the cache)' : 'warm'}`);
   if (opts.dryRun) return 0;
   const ccacheDir = compilerPath({ ccache: onPath('ccache', io.env), distcc: false }, io.env).env?.CCACHE_DIR;
-  const missedBefore = await ccacheMisses(ccacheDir);
+  const misses = await ccacheMissCounter(ccacheDir);
   const from = await authorIdent(tree).catch(() => {
     io.err(`no git identity configured: committing as "${DEMO_AUTHOR}" (set git config user.name/user.email to sign as yourself)`);
     return DEMO_AUTHOR;
@@ -161,7 +161,7 @@ export async function start(io: Io, g: GlobalOptions, opts: { dryRun?: boolean }
   }
   // Cold: a kernel was not in the cache, and ccache did not have most of one either (a run after the build folders
   // went, on a warm ccache, is a warm run that relinks).
-  const missed = missedBefore === undefined ? undefined : ((await ccacheMisses(ccacheDir)) ?? missedBefore) - missedBefore;
+  const missed = await misses();
   recordRun('start', (Date.now() - began) / 1000, cold && (missed === undefined || missed >= COLD_MISSES) ? 'cold' : 'warm', io.env);
   if (g.json) {
     printJson(io, { tree: tree.root, series: made.map(({ gen, out, review }) => ({ series: gen.name, version: gen.version, branch: gen.branch, dir: out.dir, review })) });

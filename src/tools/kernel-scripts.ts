@@ -235,11 +235,11 @@ export function unique(list: readonly string[]): string[] {
 }
 
 /**
- * A digest of a file's or input's text, with each mail's `From <commit> Mon Sep 17 00:00:00 2001` line and `Date:`
+ * A digest of a patch's text, with each mail's `From <commit> Mon Sep 17 00:00:00 2001` line and `Date:`
  * header left out (the lines stay, so line numbers do not move): the same patch committed again (review's `git am`, a
  * test's commit) is another commit of another date, and neither script reads those. A body line is never left out.
  */
-function textDigest(text: string | Buffer): string {
+function mailDigest(text: string | Buffer): string {
   const headers = /^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001\n(?:.+\n)*/gm;
   const stable = text.toString().replace(headers, (block) => block.replace(/^From [0-9a-f]{40} /, 'From ').replace(/^Date: .*$/m, 'Date:'));
   return createHash('sha1').update(stable).digest('hex');
@@ -264,14 +264,15 @@ export async function runTreeScript(treeRoot: string, script: string, args: read
   // Without perl the run says so (MissingToolError), kept answers or not.
   if (process.env.KSERIES_SCRIPT_CACHE === '0' || !onPath('perl', { ...process.env, ...opts.env })) return exec();
   const head = (await gitTry(treeRoot, ['rev-parse', '--verify', '--quiet', 'HEAD']))?.trim();
-  const digest = (file: string) => (fs.existsSync(file) ? textDigest(fs.readFileSync(file)) : '-');
+  // The tree's files by their text; a patch (a file argument, the input) by what is the patch's own (mailDigest).
+  const digest = (file: string, of = (text: Buffer) => createHash('sha1').update(text).digest('hex')) => (fs.existsSync(file) ? of(fs.readFileSync(file)) : '-');
   const inTree = (f: string) => (f.startsWith('~/') ? path.join(os.homedir(), f.slice(2)) : path.join(treeRoot, f));
   const key = {
     head,
     script: digest(inTree(script)),
     reads: (SCRIPT_READS[script] ?? []).map((f) => digest(inTree(f))),
-    args: args.map((a) => (opts.files?.includes(a) ? `file:${digest(path.resolve(treeRoot, a))}` : a)),
-    input: opts.input === undefined ? undefined : textDigest(opts.input),
+    args: args.map((a) => (opts.files?.includes(a) ? `file:${digest(path.resolve(treeRoot, a), mailDigest)}` : a)),
+    input: opts.input === undefined ? undefined : mailDigest(opts.input),
     path: opts.env?.PATH,
   };
   // A failure (a script that died) is thrown by run() and so never kept.
