@@ -57,7 +57,7 @@ export async function checkRange(opts: CheckOptions): Promise<CheckReport> {
     problems: seriesProblems,
     ...(run.identity.size ? { identity: [...run.identity] } : {}),
     ...series,
-    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || seriesFailed ? 'findings' : 'clean',
+    verdict: patches.some(patchHasFindings) || seriesProblems.length > 0 || seriesFailed || run.identity.size > 0 ? 'findings' : 'clean',
     failed,
   };
 }

@@ -64,8 +64,9 @@ export interface CheckReport extends SeriesResults {
   /** Problems of the series as a whole (cover letter, length, repeated subjects). */
   problems: Problem[];
   /**
-   * Author and Signed-off-by addresses that are no person's (a reserved domain, noreply): warned about, not a
-   * finding, since they are the user's own identity; `send --send` refuses them without --force.
+   * Author and Signed-off-by addresses that are no person's (a reserved domain, noreply): findings (the verdict is
+   * never clean with one) that fail nothing, since they are the user's own identity; `send --send` refuses them
+   * without --force.
    */
   identity?: string[];
   verdict: 'clean' | 'findings';

@@ -2,6 +2,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { expect } from 'vitest';
+import { patchHasFindings } from '../../src/check/plugins.js';
+import type { CheckReport } from '../../src/check/report.js';
 import { scratchCommitOf } from './review.js';
 
 /** Forget `name`, or every series when no name is given. */
@@ -31,4 +34,13 @@ export function stringChoicesCommit(root: string): string {
     ],
     'treewide: Use string_choices helpers\n\nThe helpers of linux/string_choices.h say the same in fewer words.\n\nSigned-off-by: A U Thor <author@example.org>\n',
   );
+}
+
+/**
+ * A check report's verdict but for the identity the tests commit as (test.author@example.org, a reserved domain): the
+ * report says findings for it (its `identity` warnings), and nothing else may make it so.
+ */
+export function verdictBesidesIdentity(report: CheckReport): CheckReport['verdict'] {
+  expect(report.verdict).toBe(report.identity?.length ? 'findings' : 'clean');
+  return report.patches.some(patchHasFindings) || report.problems.length > 0 || report.failed ? 'findings' : 'clean';
 }
