@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildBootImage, copyBuild } from '../build/builder.js';
+import { kconfigIndexAt } from '../build/kconfig.js';
 import { compilerPath } from '../build/compiler.js';
 import { runMake, type MakeOptions } from '../tools/make.js';
 import { onPath } from '../tools/which.js';
@@ -42,6 +43,8 @@ export interface KunitRun {
   runSeconds: number;
   /** The values of the symbols KunitOptions.show names in the test kernel's .config (configSettings()). */
   settings?: { name: string; value: string }[];
+  /** Lines of the kunitconfig left out at this commit: no Kconfig file of it defines their symbol (a series' own test). */
+  leftOut?: string[];
 }
 
 export type KunitSlot = 'base' | 'series' | 'unfixed';
@@ -112,8 +115,22 @@ export function buildKunitKernel(tree: KernelTree, commit: string, config: strin
   return withKunitKernel(tree, commit, config, opts, async (t, make) => (await kunitPyBuilds(t, make, 'base', opts)).ok);
 }
 
+/**
+ * The lines of a kunitconfig whose symbol a Kconfig file at `commit` defines, and those left out: a series that adds
+ * a test adds its symbol, and the base's run, which kunit.py would refuse ("not all Kconfig options ... were in the
+ * generated .config"), goes without it, as a maintainer's kunitconfig of the base would.
+ */
+export async function definedAt(tree: KernelTree, commit: string, config: string[]): Promise<{ kept: string[]; leftOut: string[] }> {
+  const index = await kconfigIndexAt(tree, commit);
+  const defined = (line: string) => {
+    const symbol = /^CONFIG_(\w+)=/.exec(line)?.[1];
+    return symbol === undefined || index.defines(symbol);
+  };
+  return { kept: config.filter(defined), leftOut: config.filter((l) => !defined(l)) };
+}
+
 /** The shared KUnit source folder at `commit` and the kunitconfig's build folder, under the folder's lock. */
-function withKunitKernel<T>(tree: KernelTree, commit: string, config: string[], opts: KunitOptions, work: (t: KunitTree, make: MakeOptions & { compiler: string }) => Promise<T>): Promise<T> {
+function withKunitKernel<T>(tree: KernelTree, commit: string, config: string[], opts: KunitOptions, work: (t: KunitTree & { leftOut: string[] }, make: MakeOptions & { compiler: string }) => Promise<T>): Promise<T> {
   return withLockFile(sourceLock('kunit', opts.env), async () => {
     // Older kseries built KUnit in a worktree per tree, then in tinyconfig and in one folder for every kunitconfig.
     await retire(tree, ['kunit'], RETIRED, opts.env);
@@ -122,7 +139,9 @@ function withKunitKernel<T>(tree: KernelTree, commit: string, config: string[], 
     seedKunitDir(buildDir, opts.env);
     fs.mkdirSync(buildDir, { recursive: true });
     const compiler = compilerPath({ ccache: onPath('ccache', opts.env), distcc: false, depend: true }, opts.env ?? process.env);
-    return work({ source, buildDir, kunitconfig: writeKunitconfig(buildDir, config) }, { source, buildDir, arch: 'x86_64', cc: compiler.cc, env: compiler.env, compiler: compiler.name });
+    const { kept, leftOut } = await definedAt(tree, commit, config);
+    const t = { source, buildDir, kunitconfig: writeKunitconfig(buildDir, kept), leftOut };
+    return work(t, { source, buildDir, arch: 'x86_64', cc: compiler.cc, env: compiler.env, compiler: compiler.name });
   });
 }
 
@@ -130,11 +149,11 @@ function withKunitKernel<T>(tree: KernelTree, commit: string, config: string[], 
  * A kunitconfig's new build folder starts as a copy of the KUnit folder built last, objects and all: kunit.py makes its
  * .config anew (the kunitconfig it records differs) and Kbuild rebuilds what the change of configuration touches.
  */
-function seedKunitDir(buildDir: string, env?: NodeJS.ProcessEnv): void {
+export function seedKunitDir(buildDir: string, env?: NodeJS.ProcessEnv): void {
   if (fs.existsSync(path.join(buildDir, '.config'))) return;
   const parent = kunitKernelsDir(env);
   const built = (d: string) => fs.statSync(path.join(d, 'vmlinux'), { throwIfNoEntry: false })?.mtimeMs;
-  const siblings = fs.existsSync(parent) ? fs.readdirSync(parent).filter((n) => n.startsWith(`${KUNIT_FOLDER}+`)).map((n) => path.join(parent, n)) : [];
+  const siblings = fs.existsSync(parent) ? fs.readdirSync(parent).filter((n) => /^[0-9a-f]+$/.test(n.slice(KUNIT_FOLDER.length + 1)) && n.startsWith(`${KUNIT_FOLDER}+`)).map((n) => path.join(parent, n)) : [];
   const newest = siblings.filter((d) => d !== buildDir && built(d) !== undefined).sort((a, b) => built(b)! - built(a)!)[0];
   if (newest) copyBuild(newest, buildDir, { objects: true });
 }
@@ -158,8 +177,8 @@ async function kunitPyBuilds(t: KunitTree, make: MakeOptions, slot: KunitSlot, o
 }
 
 /** `kunit.py exec` of a built test kernel, its results read from kunit.py's JSON; `inside` runs before the lock is let go. */
-async function execute(t: KunitTree, commit: string, slot: KunitSlot, built: Built, opts: KunitOptions): Promise<KunitResult> {
-  const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds: built.seconds, compiler: built.compiler, runSeconds: 0 };
+async function execute(t: KunitTree & { leftOut: string[] }, commit: string, slot: KunitSlot, built: Built, opts: KunitOptions): Promise<KunitResult> {
+  const empty = { commit, tests: [], passed: 0, failed: 0, skipped: 0, buildSeconds: built.seconds, compiler: built.compiler, runSeconds: 0, ...(t.leftOut.length ? { leftOut: t.leftOut } : {}) };
   if (!built.ok) return { run: { ...empty, status: 'build-failed', log: built.log } };
   const accel = opts.accel ?? (await chooseAccel(path.join(t.buildDir, 'arch/x86/boot/bzImage'), opts.env));
   const json = `${t.buildDir}.${slot}.results.json`;

@@ -40,6 +40,11 @@ export class KconfigIndex {
     }
   }
 
+  /** Whether a Kconfig file of the tree defines `symbol` (`config` or `menuconfig`). */
+  defines(symbol: string): boolean {
+    return this.symbols.has(symbol);
+  }
+
   /**
    * The architectures that can build code that needs `symbol`: those whose `arch/<a>/` Kconfig files define it, or
    * whatever its dependencies allow; `COMPILE_TEST` is no architecture (such code runs nowhere else).

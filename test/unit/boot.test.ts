@@ -1,9 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 // The pieces of a boot that need no kernel: what /init prints and how it is read, how kprobe events are packed on
 // the command line, which symbols a measured kernel gets, which writers a boot exercises, and what fails a boot.
 import { describe, expect, test } from 'vitest';
 import { judgeToggles, toggleProbes, toggleScript } from '../../src/recipes/static-key/toggle-probes.js';
 import { objectPlans } from '../../src/boot/config.js';
-import { configSettings, kunitKernelDir } from '../../src/boot/kunit.js';
+import { configSettings, definedAt, kunitKernelDir, seedKunitDir } from '../../src/boot/kunit.js';
 import { initScript, parseConsole } from '../../src/boot/guest.js';
 import { WORKLOADS } from '../../src/boot/workloads.js';
 import { consoleFailures, formatBoot, type BootReport } from '../../src/recipes/static-key/boot-check.js';
@@ -313,6 +317,35 @@ test('one KUnit build folder per kunitconfig: the two kprobe series, whose lines
   expect(kunitKernelDir(kprobes, env)).toMatch(/^\/cache\/build\/shared\/kunit\.py\+[0-9a-f]{10}$/);
   expect(kunitKernelDir([...kprobes].reverse(), env)).toBe(kunitKernelDir(kprobes, env));
   expect(kunitKernelDir([...kprobes, 'CONFIG_MODULES=y'], env)).not.toBe(kunitKernelDir(kprobes, env));
+});
+
+test("a new kunitconfig's folder is seeded from its newest sibling folder, not from the results and kunitconfig files beside them", () => {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-seed-'));
+  const env = { KSERIES_CACHE: cache };
+  const old = kunitKernelDir(['CONFIG_KUNIT=y'], env);
+  fs.mkdirSync(old, { recursive: true });
+  for (const f of ['vmlinux', '.config']) fs.writeFileSync(path.join(old, f), f);
+  for (const x of ['.kunitconfig', '.base.results.json']) fs.writeFileSync(`${old}${x}`, '{}');
+  const fresh = kunitKernelDir(['CONFIG_KUNIT=y', 'CONFIG_KPROBES=y'], env);
+  seedKunitDir(fresh, env);
+  expect(fs.readFileSync(path.join(fresh, 'vmlinux'), 'utf8')).toBe('vmlinux');
+});
+
+test("a kunitconfig line whose symbol the commit's Kconfig files do not define is left out at that commit (a series' own test)", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-kconfig-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  git('init', '-q');
+  fs.writeFileSync(path.join(root, 'Kconfig'), 'config KUNIT\n\tbool "KUnit"\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'base');
+  const base = git('rev-parse', 'HEAD');
+  fs.mkdirSync(path.join(root, 'arch'));
+  fs.writeFileSync(path.join(root, 'arch/Kconfig.debug'), 'config X86_KPROBES_KUNIT_TEST\n\ttristate "tests"\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'test');
+  const config = ['CONFIG_KUNIT=y', 'CONFIG_X86_KPROBES_KUNIT_TEST=y'];
+  expect(await definedAt({ root } as never, base, config)).toEqual({ kept: ['CONFIG_KUNIT=y'], leftOut: ['CONFIG_X86_KPROBES_KUNIT_TEST=y'] });
+  expect(await definedAt({ root } as never, git('rev-parse', 'HEAD'), config)).toEqual({ kept: config, leftOut: [] });
 });
 
 test('a KUnit run states the values of the symbols it is asked for, and leaves out those the .config does not name', () => {
