@@ -129,10 +129,12 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       }
       const mine = recipients[i];
       const own = isCover || !mine || (ccAll && mine.docs) ? union : ccAll ? codeUnion : addressedTo(mine, mine.owners);
-      const to = unique([...toOrLists(own), ...(opts.to ?? [])]);
-      // The entries the recipe names for a patch (by meaning, not path): on that patch and the cover.
-      const named = isCover ? Object.values(rec.patchCc ?? {}).flat() : (rec.patchCc?.[subjectOf(mail.headers)] ?? []);
-      const extra = entries.filter((e) => named.includes(e.name)).flatMap((e) => [...e.maintainers, ...(e.reviewers ?? []), ...e.lists.map((l) => l.replace(/\s.*$/, ''))]);
+      // The entries the recipe names for a patch (by meaning, not path): on that patch and the cover; the maintainers
+      // of its `to` entries apply it, so they are in To.
+      const named = (field: Record<string, string[]> | undefined) => entries.filter((e) => (isCover ? Object.values(field ?? {}).flat() : (field?.[subjectOf(mail.headers)] ?? [])).includes(e.name));
+      const appliedBy = named(rec.patchTo);
+      const to = unique([...appliedBy.flatMap((e) => e.maintainers), ...toOrLists(own), ...(opts.to ?? [])]);
+      const extra = [...named(rec.patchCc), ...appliedBy].flatMap((e) => [...e.maintainers, ...(e.reviewers ?? []), ...e.lists.map((l) => l.replace(/\s.*$/, ''))]);
       const cc = unique([...own.cc, ...extra, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
       const messageId = idOf(index);
       const inReplyTo = messageId === threadRoot ? undefined : threadRoot;

@@ -332,11 +332,13 @@ export async function applyPlan({ tree, plan, base, author, version: wanted, aft
   return withLock(tree, async () => {
     const { tip, commits } = await commitPlan(tree, base, plan.patches, author);
     const latest = versions[versions.length - 1];
-    const patchCc = plan.patches.some((p) => p.cc) ? Object.fromEntries(plan.patches.flatMap((p) => (p.cc ? [[p.subject, p.cc]] : []))) : undefined;
+    const perPatch = (field: 'cc' | 'to') => (plan.patches.some((p) => p[field]) ? Object.fromEntries(plan.patches.flatMap((p) => (p[field] ? [[p.subject, p[field]]] : []))) : undefined);
+    const patchCc = perPatch('cc');
+    const patchTo = perPatch('to');
     if (wanted === undefined && latest !== undefined && (await sameSeries(tree, plan.name, latest, base, tip))) {
       const rec = await loadSeries(tree, plan.name, latest);
       // The same commits: the recipe's recipients, which are no part of them, are still the recipe's of today.
-      if (JSON.stringify(rec.patchCc) !== JSON.stringify(patchCc)) saveRecord(tree, { ...rec, patchCc });
+      if (JSON.stringify([rec.patchCc, rec.patchTo]) !== JSON.stringify([patchCc, patchTo])) saveRecord(tree, { ...rec, patchCc, patchTo });
       return { name: plan.name, version: latest, branch: branchName(plan.name, latest), base, commits: await listCommits(tree, base, rec.tip), unchanged: true, plan };
     }
     const version = wanted ?? (latest ?? 0) + 1;
@@ -352,6 +354,7 @@ export async function applyPlan({ tree, plan, base, author, version: wanted, aft
       ...(plan.rfc ? { rfc: true } : {}),
       ...(plan.ccAll ? { ccAll: true } : {}),
       ...(patchCc ? { patchCc } : {}),
+      ...(patchTo ? { patchTo } : {}),
       ...(plan.subjectTag ? { subjectTag: plan.subjectTag } : {}),
       ...(plan.remarks ? { remarks: plan.remarks } : {}),
       ...(after ? { after } : {}),

@@ -17,6 +17,8 @@ export interface PlannedPatch {
   changes: FileChange[];
   /** MAINTAINERS entries Cc'd besides get_maintainer.pl's (the recipe's cc). */
   cc?: string[];
+  /** MAINTAINERS entries whose maintainers apply the patch: To (the recipe's to). */
+  to?: string[];
 }
 
 export interface SeriesPlan {
@@ -90,7 +92,7 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
   const inline = (text: string, field: string) => templates.inline(text, field);
   const ctx: RecipeContext = { tree, readFile: readBase, render: (t, vars) => templates.file(t)(vars), ...services, flagCandidates: services.flagCandidates ?? noFlagScan };
   const prepared = input.prepared ?? (await code?.prepare?.(ctx, params)) ?? {};
-  const vars: TemplateVars = { ...params, tree: { version: tree.version }, ...prepared, kunit: input.kunit ?? false };
+  const vars: TemplateVars = { ...params, tree: { version: tree.version, ...(await treeShapes(manifest, readBase)) }, ...prepared, kunit: input.kunit ?? false };
 
   const name = oneLine(inline(manifest.series, 'series')(vars), `${manifest.id}: series name`);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes('..')) {
@@ -112,7 +114,8 @@ export async function planSeries(input: PlanInput): Promise<SeriesPlan> {
       const subject = oneLine(inline(spec.subject, `${where}.subject`)(patchVars), `${manifest.id}: ${where}.subject`);
       const changes = files.changes();
       if (changes.length === 0) throw new ApplyError(`${manifest.id}: patch "${subject}" changes nothing`, 'check its edits');
-      patches.push({ subject, body: templates.file(spec.body)(patchVars).trim(), changes, ...(spec.cc ? { cc: await knownEntries(spec.cc, readBase, `${manifest.id}: ${where}.cc`) } : {}) });
+      const named = async (list: string[] | undefined, field: 'cc' | 'to') => (list ? { [field]: await knownEntries(list, readBase, `${manifest.id}: ${where}.${field}`) } : {});
+      patches.push({ subject, body: templates.file(spec.body)(patchVars).trim(), changes, ...(await named(spec.cc, 'cc')), ...(await named(spec.to, 'to')) });
       const previous = files;
       files = new FileOverlay((f) => previous.read(f));
     }
@@ -140,6 +143,17 @@ async function knownEntries(names: string[], readBase: ReadBase, where: string):
   const missing = names.find((n) => !present.has(n));
   if (missing) throw new RecipeError(`${where}: this tree's MAINTAINERS has no entry "${missing}"`, "name an entry as its first line in MAINTAINERS spells it");
   return names;
+}
+
+/** The shapes the manifest tells apart, each true where its pattern matches a line of its file in the tree. */
+async function treeShapes(manifest: LoadedRecipe['manifest'], readBase: ReadBase): Promise<Record<string, boolean>> {
+  const entries = Object.entries(manifest.shapes);
+  return Object.fromEntries(await Promise.all(entries.map(async ([name, s]) => [name, await hasLine(readBase, s.file, s.match)])));
+}
+
+async function hasLine(readBase: ReadBase, file: string, match: string): Promise<boolean> {
+  const re = new RegExp(match);
+  return ((await readBase(file)) ?? '').split('\n').some((l) => re.test(l));
 }
 
 /** One line for a tree of a shape the recipe says it was not written for, before any edit is tried. */

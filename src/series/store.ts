@@ -28,6 +28,8 @@ export interface SeriesRecord {
   ccAll?: boolean;
   /** Per patch subject, the MAINTAINERS entries it is Cc'd to besides get_maintainer.pl's (the recipe's cc). */
   patchCc?: Record<string, string[]>;
+  /** Per patch subject, the MAINTAINERS entries whose maintainers apply it, in To (the recipe's to). */
+  patchTo?: Record<string, string[]>;
   /**
    * The series this one applies on top of (the recipe's after): `base` is that version's tip, and `after.base` the
    * tree commit both stand on, which emit names as base-commit with the other series' patches as prerequisites.

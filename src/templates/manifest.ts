@@ -43,6 +43,11 @@ export interface PatchSpec {
    * for its files: the owners of what it changes by meaning, not by path (OBJTOOL for how GCC splits a function).
    */
   cc?: string[];
+  /**
+   * MAINTAINERS entries (by name) whose maintainers apply this patch although get_maintainer.pl does not name them
+   * first (KPROBES for arch/x86/kernel/kprobes/, which the x86 entry covers): its M: people in To, its lists in Cc.
+   */
+  to?: string[];
 }
 
 export interface Manifest {
@@ -80,6 +85,11 @@ export interface Manifest {
   split?: string;
   /** Shapes of code the recipe was not written for: a tree where `match` matches a line of `file` is refused. */
   unfit: { file: string; match: string; why: string }[];
+  /**
+   * Shapes of code the recipe's templates tell apart (what differs between kernels it fits): the template variable
+   * `tree.<name>` is true where `match` matches a line of `file` in the tree.
+   */
+  shapes: Record<string, { file: string; match: string }>;
   /**
    * The series this one applies on top of (its name): generate bases it on that series' newest version, made on the
    * same base, and emit names that series' patches as prerequisites (a fix sent on its own before an RFC that needs it).
@@ -150,6 +160,7 @@ export function readManifest(dir: string): Manifest {
     measure: m.measure === true,
     split: m.split === undefined ? undefined : str(m.split, where('split')),
     ...(m.after === undefined ? {} : { after: str(m.after, where('after')) }),
+    shapes: readShapes(m.shapes, where('shapes')),
     unfit: list(m.unfit, where('unfit')).map((u, i) => {
       const o = object(u, where(`unfit[${i}]`));
       return { file: str(o.file, where(`unfit[${i}].file`)), match: str(o.match, where(`unfit[${i}].match`)), why: str(o.why, where(`unfit[${i}].why`)) };
@@ -177,6 +188,23 @@ function entryNames(raw: unknown, where: string): string[] {
   return raw as string[];
 }
 
+function readShapes(raw: unknown, where: string): Manifest['shapes'] {
+  if (raw === undefined) return {};
+  const out: Manifest['shapes'] = {};
+  for (const [name, value] of Object.entries(object(raw, where))) {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name) || name === 'version') throw new RecipeError(`${where}.${name}: a shape is named by letters and digits, not "version"`, 'e.g. "moduleNameWalk"');
+    const o = object(value, `${where}.${name}`);
+    const match = str(o.match, `${where}.${name}.match`);
+    try {
+      new RegExp(match);
+    } catch {
+      throw new RecipeError(`${where}.${name}.match: not a regular expression: ${match}`, 'write a JavaScript regular expression');
+    }
+    out[name] = { file: str(o.file, `${where}.${name}.file`), match };
+  }
+  return out;
+}
+
 function readPatch(raw: unknown, where: string): PatchSpec {
   const p = object(raw, where);
   if (!Array.isArray(p.edits) || p.edits.length === 0) throw new RecipeError(`${where}.edits: must be a non-empty list`, 'a patch needs at least one edit');
@@ -186,6 +214,7 @@ function readPatch(raw: unknown, where: string): PatchSpec {
     each: p.each === undefined ? undefined : str(p.each, `${where}.each`),
     edits: p.edits.map((e, i) => readEdit(e, `${where}.edits[${i}]`)),
     ...(p.cc === undefined ? {} : { cc: entryNames(p.cc, `${where}.cc`) }),
+    ...(p.to === undefined ? {} : { to: entryNames(p.to, `${where}.to`) }),
   };
 }
 

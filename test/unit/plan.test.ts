@@ -155,3 +155,28 @@ test("a patch's cc is checked against the tree's MAINTAINERS: an entry it has is
   expect((await plan('OBJTOOL')).patches[0]!.cc).toEqual(['OBJTOOL']);
   await expect(plan('OBJTOOLS')).rejects.toThrow(/^stub: patches\[0\]\.cc: this tree's MAINTAINERS has no entry "OBJTOOL"$/);
 });
+
+test('"shapes" tell the templates which shape the tree has: tree.<name> is true where the pattern matches a line', async () => {
+  const dir = recipe({
+    'manifest.json': JSON.stringify({
+      description: 'stub',
+      series: 'shaped',
+      shapes: { twoArgs: { file: 'include/walk.h', match: '^int walk\\(const char \\*name,$' } },
+      patches: [{ subject: 'lib/walk: Call walk()', body: 'body.hbs', edits: [{ kind: 'insert', file: 'lib/walk.c', anchor: '^/\\* end \\*/$', regex: true, position: 'before', template: 'call.hbs' }] }],
+    }),
+    'body.hbs': 'Calls walk().\n',
+    'call.hbs': '{{#if tree.twoArgs}}\n\twalk(name, fn);\n{{else}}\n\twalk(fn);\n{{/if}}\n',
+  });
+  const call = async (header: string) => {
+    const plan = await planSeries({
+      recipe: { manifest: readManifest(dir), code: undefined },
+      given: {},
+      tree: { root: '/nonexistent', version: '6.12' },
+      readBase: async (f) => (f === 'lib/walk.c' ? '/* end */\n' : f === 'include/walk.h' ? header : undefined),
+    });
+    return plan.patches[0]!.changes[0]!.after;
+  };
+  expect(await call('int walk(const char *name,\n\t int (*fn)(void));\n')).toBe('\twalk(name, fn);\n/* end */\n');
+  expect(await call('int walk(int (*fn)(void));\n')).toBe('\twalk(fn);\n/* end */\n');
+  expect(() => readManifest(recipe({ 'manifest.json': JSON.stringify({ ...MANIFEST, shapes: { version: { file: 'a', match: 'b' } } }) }))).toThrow(/shapes\.version: a shape is named by letters and digits, not "version"/);
+});
