@@ -14,6 +14,9 @@ const JMP32_SIZE = 5;
 /** The suffix GCC gives the part of a function it moves out of line: .cold, or .cold.<N> (GCC 8). */
 const COLD_SUFFIX = /\.cold(\.\d+)?$/;
 
+/** The section of init text (__init), which the kernel frees after boot. */
+const INIT_TEXT = /^\.init\.text$/;
+
 /** Instructions x86's can_boost() refuses, as far as the mnemonic tells: x87, fences, and system instructions. */
 const NOT_BOOSTABLE = /^(f[a-z0-9]*|cpuid|rdtscp?|rdmsr|wrmsr|rdpmc|[lms]fence|clflush(opt)?|xsave\w*|xrstor\w*|fxsave\w*|fxrstor\w*|[ls]dmxcsr|rdrand|rdseed|cmpxchg(8|16)b|wbinvd|invd|invlpg|[ls](g|i|l)dt|bound|hlt|int\w*|ud[012]?)$/;
 
@@ -281,12 +284,14 @@ export class ObjectAnalysis {
    * within its own symbol (a model: room for the JMP32 before the symbol ends, boostable instructions under it, no
    * jump of the symbol into it, no indirect jump or exception table entry in it), and the other part of its function
    * in this object (<fn>.cold[.N] for <fn>, <fn> for a .cold part) jumps into the JMP32's bytes or holds an indirect
-   * jump or an exception table entry, which the fix decodes too.
+   * jump or an exception table entry, which the fix decodes too. The fix fails closed: a .cold part whose function it
+   * cannot find (none of that name here, or only one in init text, freed after boot) is refused as well.
    */
   coldRefuses(fn: ObjSymbol, offset: number): boolean {
-    const others = this.otherParts(fn);
+    const cold = COLD_SUFFIX.test(fn.name);
+    const others = this.otherParts(fn).filter((o) => !INIT_TEXT.test(o.section));
     const s = this.sections.get(fn.section);
-    if (!others.length || !s) return false;
+    if ((!others.length && !cold) || !s) return false;
     const n = instructionIndexAt(s.insns, fn.value + offset);
     const at = fn.value + offset;
     if (s.insns[n]?.address !== at) return false;
@@ -303,6 +308,7 @@ export class ObjectAnalysis {
       return false;
     };
     if (into((g) => same(fn, g))) return false;
+    if (!others.length) return true;
     if (others.some((o) => this.facts.get(o)?.anyIndirectJump || this.facts.get(o)?.anyExTable)) return true;
     return into((g) => others.some((o) => same(o, g)));
   }

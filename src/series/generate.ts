@@ -156,7 +156,9 @@ function kunitVars(k: KunitReport): TemplateVars {
           objects: c.objects,
           functions: c.functions,
           coldParts: c.coldParts,
+          compiledColdParts: c.coldParts - (c.coldWritten ?? 0),
           coldRefused: c.coldRefused,
+          coldExample: c.coldExample ?? '',
           // What the figures depend on, said beside them: a kernel without modules, BUG() or -O2 has other sites.
           conditions: (k.series.settings ?? []).filter((x) => ['CONFIG_MODULES', 'CONFIG_BUG', 'CONFIG_CC_OPTIMIZE_FOR_SIZE'].includes(x.name)),
           sites: c.sites,

@@ -15,6 +15,7 @@ import { cacheDir } from '../../src/tree/paths.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 import { expectConfigAsBuilt, expectHintsAsInDiff, expectNamesTouched, expectOneTree, expectSizesAsBuilt, readMail } from '../helpers/maintainer-read.js';
 import { MEASURED } from '../helpers/kernels.js';
+import { verdictBesidesIdentity } from '../helpers/series.js';
 import { cli, git, userTree } from '../helpers/tree.js';
 
 /**
@@ -61,7 +62,7 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   const trees = new Set<string>();
   for (const dir of dirs) {
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')) as CheckReport;
-    expect(report.verdict).toBe('clean');
+    expect(verdictBesidesIdentity(report)).toBe('clean');
     const built = defconfigBuild(tree, report.configAsBuilt?.on ?? [], report.patches.flatMap((p) => (p.build.sizes ?? []).map((z) => z.object)));
     const dotConfig = fs.readFileSync(path.join(built, '.config'), 'utf8');
     proofs.push(...report.patches.flatMap((p) => p.proofs));
@@ -108,13 +109,18 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   expect(cr.failed).toBe(false);
   // The test patch adds a Kconfig symbol: it is configured under the series' Kconfig and its objects are built.
   expect(cr.patches.map((p) => p.build.status)).toEqual(['ok', 'ok', 'ok']);
-  expect(cr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 7 }, series: { status: 'passed', passed: 8 }, added: ['kprobes_test_x86.test_kprobe_cold_jump'] });
-  expect(cr.kunit!.without).toMatchObject({ subject: 'x86/kprobes: Check the .cold part of a function in can_optimize()', failed: ['kprobes_test_x86.test_kprobe_cold_jump'] });
+  const coldCases = ['jump', 'oneway', 'twins', 'register_again'].map((c) => `kprobes_test_x86.test_kprobe_cold_${c}`);
+  expect(cr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 7, leftOut: ['CONFIG_X86_KPROBES_KUNIT_TEST=y'] }, series: { status: 'passed', passed: 11 }, added: coldCases });
+  // Without the fix the three cases of probes it refuses fail, and nothing crashes: the suite after runs, and the
+  // last case registers the same probes again (none was left behind).
+  expect(cr.kunit!.without).toMatchObject({ subject: 'x86/kprobes: Check the .cold part of a function in can_optimize()', failed: coldCases.slice(0, 3), run: { status: 'failed', passed: 8 } });
   // One test kernel, kunit.py's own configuration, as maintainers run the tests: no second configuration to run again.
   expect(cr.kunit!.kernel).toBe(KUNIT_KERNEL);
   // What the fix newly refuses, counted on its test kernel: at least the test's own probe before the .cold part's target.
+  // GCC 12 makes no .cold part in 6.12 on x86-64 (__cold is empty there): the three are the test's, in assembly.
   const coldCensus = cr.kunit!.census!;
-  expect(coldCensus.coldParts).toBeGreaterThanOrEqual(1);
+  expect(coldCensus.coldParts).toBeGreaterThanOrEqual(3);
+  expect(coldCensus.coldWritten).toBe(3);
   expect(coldCensus.coldRefused).toBeGreaterThanOrEqual(1);
   console.log(`kprobe-cold on its test kernel: ${coldCensus.coldParts} .cold parts, ${coldCensus.coldRefused} of ${coldCensus.sites} sites newly refused`);
   const coldFiles = fs.readdirSync(kc).filter((f) => f.endsWith('.patch')).sort();
@@ -123,19 +129,19 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
     const text = fs.readFileSync(path.join(kc, f), 'utf8');
     expect(text).toMatch(/^Subject: \[PATCH [1-3]\/3\] x86\/kprobes: /m);
     const head = text.slice(0, text.indexOf('\n\n'));
-    // To: x86, who apply arch/x86; Cc: the kprobes maintainers (the recipe's cc), objtool's on the fix alone.
-    expect(head).toMatch(/^To: .*x86@kernel\.org/ms);
-    expect(head).toContain('mhiramat@kernel.org');
-    if (f.includes('cold-part-of')) expect(head).toContain('jpoimboe@kernel.org');
-    else expect(head).not.toContain('jpoimboe@kernel.org');
+    // To: the kprobes maintainers, who apply it (the recipe's to), and x86's; Cc: objtool's, on every patch.
+    expect(head).toMatch(/^To: .*mhiramat@kernel\.org.*x86@kernel\.org.*\nCc: /ms);
+    expect(head).toMatch(/^Cc: .*jpoimboe@kernel\.org/ms);
     const found = await checkpatchMail(tree.root, text, { history: false });
     expect(found.findings.filter((x) => !x.fromTree)).toEqual([]);
   }
   const ccover = fs.readFileSync(path.join(kc, coldFiles[0]!), 'utf8');
   expect(ccover).toMatch(/^Subject: \[PATCH 0\/3\] x86\/kprobes: Let can_optimize\(\) see jumps from a function's \.cold part$/m);
-  expect(ccover.replace(/\n/g, ' ')).toMatch(/7 of 7 tests passed on the base, 8 of 8 with the series, which adds test_kprobe_cold_jump\. Without patch 2, 7 of 8 passed: test_kprobe_cold_jump failed\./);
+  expect(ccover.replace(/\n/g, ' ')).toMatch(/7 of 7 tests passed on the base, 11 of 11 with the series, which adds test_kprobe_cold_jump, test_kprobe_cold_oneway, test_kprobe_cold_twins, test_kprobe_cold_register_again\. Without patch 2, 8 of 11 passed: test_kprobe_cold_jump, test_kprobe_cold_oneway, test_kprobe_cold_twins failed\./);
   const fixMail = fs.readFileSync(path.join(kc, coldFiles[2]!), 'utf8').replace(/\s+/g, ' ');
-  expect(fixMail).toContain(`finds ${coldCensus.coldRefused} of ${coldCensus.sites} instruction sites where the symbol alone let a probe be optimized`);
+  // No count of sites that says nothing of real code: the kernel's .cold parts are the test's own.
+  expect(fixMail).toContain(`has no .cold part the compiler made in its ${coldCensus.objects} objects, only the test's own, written in assembly`);
+  expect(fixMail).toMatch(/^Cc: stable@vger\.kernel\.org # needs the previous patch;/m);
   const coldBase = git(tree.root, 'rev-parse', 'kseries/kprobe-cold/v1~3').trim();
 
   // kprobe-post: five RFC patches on top of the fix, checkpatch-clean, KUnit passing on the fix and with the series,
@@ -144,7 +150,7 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   const kr = JSON.parse(fs.readFileSync(path.join(kp, 'report.json'), 'utf8')) as CheckReport;
   expect(kr.failed).toBe(false);
   expect(kr.patches.map((p) => p.build.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'skipped']);
-  expect(kr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 8 }, series: { status: 'passed', passed: 16 } });
+  expect(kr.kunit).toMatchObject({ ok: true, problems: [], base: { status: 'passed', passed: 11 }, series: { status: 'passed', passed: 19 } });
   // Where maintainers run them: kunit.py's own configuration.
   expect(kr.kunit!.kernel).toBe(KUNIT_KERNEL);
   console.log(`kunit.py's own configuration: ${JSON.stringify(kr.kunit!.series.settings)}`);
@@ -184,8 +190,8 @@ test('start makes the static-keys demo, the .cold fix and the kprobe-post RFC on
   }
   const kcover = fs.readFileSync(path.join(kp, files[0]!), 'utf8');
   expect(kcover).toMatch(/^Subject: \[RFC PATCH 0\/5\] kprobes: Let a probe with only a post_handler be optimized$/m);
-  expect(kcover.replace(/\n/g, ' ')).toMatch(/8 of 8 tests passed on the base, 16 of 16 with the series/);
-  expect(kcover.replace(/\n/g, ' ')).toMatch(/KUnit kprobes_test_x86, kprobes_test \(kunit.py's x86_64 config \+ kunitconfig under QEMU, (KVM|TCG)\) passes 8 of 8 tests on the base and 16 of 16 with the series/);
+  expect(kcover.replace(/\n/g, ' ')).toMatch(/11 of 11 tests passed on the base, 19 of 19 with the series/);
+  expect(kcover.replace(/\n/g, ' ')).toMatch(/KUnit kprobes_test_x86, kprobes_test \(kunit.py's x86_64 config \+ kunitconfig under QEMU, (KVM|TCG)\) passes 11 of 11 tests on the base and 19 of 19 with the series/);
   // It stands on the fix: the tree's commit as base-commit, the fix's three patches and its thread named.
   expect(kcover).toContain(`base-commit: ${coldBase}`);
   expect(kcover.match(/^prerequisite-patch-id: [0-9a-f]{40}$/gm)).toHaveLength(3);

@@ -115,6 +115,18 @@ describe('kprobe analyze: one rule per case', () => {
     expect(t.coldRefuses(fn('t_loop'), 0)).toBe(false);
   });
 
+  it("the .cold fix's model fails closed where the kernel cannot find a .cold part's function", () => {
+    const t = objects.targets!;
+    const fn = (name: string) => t.functions().find((f) => f.name === name)!;
+    // Never jumps back: the function of its name, which jumps to +3, inside the JMP32 on the first mov; not on the add.
+    expect([0, 3].map((o) => t.coldRefuses(fn('t_oneway.cold'), o))).toEqual([true, false]);
+    // No function of its name; its only function in init text, freed after boot: refused wherever it would be optimized.
+    expect([0, 3].map((o) => t.coldRefuses(fn('t_orphan.cold'), o))).toEqual([true, true]);
+    expect(t.coldRefuses(fn('t_init.cold'), 0)).toBe(true);
+    // The function of a .cold part is refused only for what the part does, never for the part being hard to find.
+    expect(t.coldRefuses(fn('t_oneway'), 0)).toBe(false);
+  });
+
   it('says why in words: the instruction, the branch and where it comes from', () => {
     const t = objects.targets!;
     expect(t.site('t_loop', 0).reasons).toEqual(['the next instruction is the target of `jne` at t_loop+0xb']);
