@@ -130,6 +130,7 @@ export function printEmitted(io: Io, r: EmitResult): void {
   io.out(`emitted ${r.series} v${r.version} to ${r.dir}/`);
   for (const m of r.messages) io.out(`  ${m.file}  ${m.subject}\n      To: ${m.to.join(', ') || '-'}\n      Cc: ${m.cc.join(', ') || '-'}`);
   if (r.localBase) io.out(`warning: ${r.localBase}; send --send refuses it without --force\nhint: ${LOCAL_BASE_HINT}`);
+  if (r.prerequisiteUnsent) io.out(`warning: it applies on top of ${r.prerequisiteUnsent}, not sent yet: the cover says it is posted separately, without its Message-Id\nhint: send ${r.prerequisiteUnsent} first, then emit this again to name it`);
 }
 
 export interface SendArgs {

@@ -18,6 +18,7 @@ import { authorIdent, splitIdent } from '../tree/identity.js';
 import { getHeader, joinMail, setHeaders, splitMail } from '../mail/headers.js';
 import { branchName, loadSeries, saveRecord, treeBase, type SeriesRecord } from './store.js';
 import { localBase } from './base.js';
+import { sentAt } from './send.js';
 
 export interface EmitOptions {
   tree: KernelTree;
@@ -59,6 +60,8 @@ export interface EmitResult {
   messages: EmittedMessage[];
   /** Why the base-commit cannot be resolved by others (see series/base.ts); absent when a remote has it. */
   localBase?: string;
+  /** The series this one applies on top of ("kprobe-cold v1"), when send has not sent it: the cover cannot name it. */
+  prerequisiteUnsent?: string;
 }
 
 export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
@@ -72,7 +75,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   const previous = rec.version > 1 ? await loadSeries(tree, rec.name, rec.version - 1).catch(() => undefined) : undefined;
   const changelog = await changelogOf(tree, { ...rec, notes });
   const { idOf, root: threadRoot, count } = await mailIds(tree, rec);
-  const prerequisite = rec.after ? await prerequisiteOf(tree, rec.after, count) : undefined;
+  const prerequisite = rec.after ? await prerequisiteOf(tree, rec.after, count, opts.out) : undefined;
 
   const dir = path.join(opts.out, rec.name, `v${rec.version}`);
   const checked = checkedStatement(dir, rec.tip, opts.force === true);
@@ -147,14 +150,14 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       ]);
       const name = isCover ? '0000-cover-letter.patch' : f.replace(/^v\d+-/, '');
       messages.push({ file: name, subject: getHeader(mail.headers, 'Subject') ?? '', messageId, inReplyTo, to, cc });
-      if (prerequisite) mail.body = withPrerequisiteId(mail.body, prerequisite.messageId);
+      if (prerequisite?.messageId) mail.body = withPrerequisiteId(mail.body, prerequisite.messageId);
       const text = joinMail(mail);
       if (/\*\*\* (SUBJECT|BLURB) HERE \*\*\*/.test(text)) throw new Error(`${name}: placeholder text left in the cover letter`);
       texts.push(text);
     }
     writeOut(dir, messages.map((m) => m.file), texts);
     const local = await localBase(tree.root, treeBase(rec));
-    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}) };
+    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}), ...(prerequisite?.unsent ? { prerequisiteUnsent: prerequisite.unsent } : {}) };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
@@ -169,15 +172,21 @@ async function mailIds(tree: KernelTree, rec: SeriesRecord): Promise<{ idOf: (in
   return { idOf, root: idOf(commits.length > 1 ? 0 : 1), count: commits.length };
 }
 
-/** The series this one stands on: the Message-Id its thread hangs from, and the cover letter's sentence naming it. */
-async function prerequisiteOf(tree: KernelTree, after: NonNullable<SeriesRecord['after']>, ownCount: number): Promise<{ messageId: string; sentence: string }> {
+/**
+ * The series this one stands on, and the cover letter's sentence naming it: with the Message-Id its thread hangs from
+ * once `send --send` sent it from `outRoot` (b4 fetches it by that id), else as a series of its own not on the list yet
+ * (`unsent`: emit again after sending it, to name it).
+ */
+async function prerequisiteOf(tree: KernelTree, after: NonNullable<SeriesRecord['after']>, ownCount: number, outRoot: string): Promise<{ messageId?: string; sentence: string; unsent?: string }> {
   const rec = await loadSeries(tree, after.name, after.version);
   const { root, count } = await mailIds(tree, rec);
   const what = count > 1 ? `the series "${rec.cover.subject}" (${count} patches)` : `the patch "${rec.cover.subject}"`;
-  return {
-    messageId: root,
-    sentence: wrapParagraphs(`This ${ownCount > 1 ? 'series' : 'patch'} applies on top of ${what}, sent before it as ${root}; base-commit and prerequisite-patch-id below name the tree and its patches.`, 72),
-  };
+  const own = ownCount > 1 ? 'series' : 'patch';
+  const tail = 'base-commit and prerequisite-patch-id below name the tree and its patches.';
+  if (!sentAt(path.join(outRoot, after.name, `v${after.version}`))) {
+    return { sentence: wrapParagraphs(`This ${own} applies on top of ${what}, which is posted separately; ${tail}`, 72), unsent: `${after.name} v${after.version}` };
+  }
+  return { messageId: root, sentence: wrapParagraphs(`This ${own} applies on top of ${what}, sent before it as ${root}; ${tail}`, 72) };
 }
 
 /** After git's prerequisite-patch-id lines, the prerequisite's Message-Id, for b4 to fetch it by. */

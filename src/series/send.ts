@@ -65,6 +65,12 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
 /** The file send leaves beside a series it sent: when, so that the next part of a cut series can wait for it. */
 const SENT = 'sent.json';
 
+/** When `send --send` sent the series emitted to `dir` (ISO time), or undefined if it has not. */
+export function sentAt(dir: string): string | undefined {
+  const file = path.join(dir, SENT);
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { sentAt: string }).sentAt : undefined;
+}
+
 /** How long the next part of a series waits after the one before it (maintainer-netdev.rst: no repost within 24h). */
 const PART_PACE_MS = 24 * 60 * 60 * 1000;
 

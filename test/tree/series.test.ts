@@ -118,8 +118,18 @@ describe('a series on top of another (manifest "after")', () => {
     const own = git(tree.root, 'log', '-p', '--reverse', `${treeBase}..${made.base}`);
     const expected = execFileSync('git', ['patch-id', '--stable'], { cwd: tree.root, input: own, encoding: 'utf8' }).trim().split('\n').map((l) => l.split(' ')[0]);
     expect(new Set(ids)).toEqual(new Set(expected));
-    expect(mail).toMatch(/^prerequisite-message-id: <kseries-bcd-cleanup-v\d+-0-[0-9a-f]{12}@/m);
-    expect(mail.replace(/\s+/g, ' ')).toContain('This patch applies on top of the series "lib/bcd: Tidy up the BCD helpers" (3 patches), sent before it as <kseries-bcd-cleanup-v');
+    // bcd-cleanup has not been sent: no Message-Id for b4 to look for, and the mail does not claim it was.
+    expect(mail).not.toMatch(/^prerequisite-message-id:/m);
+    expect(mail.replace(/\s+/g, ' ')).toContain('This patch applies on top of the series "lib/bcd: Tidy up the BCD helpers" (3 patches), which is posted separately;');
+    expect(JSON.parse(e.out).prerequisiteUnsent).toMatch(/^bcd-cleanup v\d+$/);
+    // Once send --send has sent it (the sent.json it leaves in its folder), emit names it by its Message-Id.
+    const version = /v(\d+)$/.exec(git(tree.root, 'for-each-ref', '--sort=-version:refname', '--count=1', '--format=%(refname)', 'refs/heads/kseries/bcd-cleanup/').trim())![1];
+    fs.mkdirSync(path.join(out, 'bcd-cleanup', `v${version}`), { recursive: true });
+    fs.writeFileSync(path.join(out, 'bcd-cleanup', `v${version}`, 'sent.json'), `${JSON.stringify({ sentAt: new Date(0).toISOString() })}\n`);
+    expect((await run('emit', 'bcd-after', '--out', out, '--json')).code).toBe(0);
+    const sentMail = fs.readFileSync(path.join(dir, file!), 'utf8');
+    expect(sentMail).toMatch(/^prerequisite-message-id: <kseries-bcd-cleanup-v\d+-0-[0-9a-f]{12}@/m);
+    expect(sentMail.replace(/\s+/g, ' ')).toContain('This patch applies on top of the series "lib/bcd: Tidy up the BCD helpers" (3 patches), sent before it as <kseries-bcd-cleanup-v');
     expect(amTree(tree.root, made.base, [path.join(dir, file!)])).toBe(git(tree.root, 'rev-parse', 'kseries/bcd-after/v1^{tree}').trim());
   });
 
