@@ -21,6 +21,8 @@ export interface MaintainersEntry {
   names?: string[];
   /** Its `P:` line: the subsystem's profile (a Documentation/ file or a URL). */
   profile?: string;
+  /** Its `S:` line: Supported, Maintained, Odd Fixes, Orphan, Obsolete, ... */
+  status?: string;
 }
 
 /** The catch-all entry that covers every file (`F: *`): a file only it covers has no maintainer. */
@@ -44,6 +46,7 @@ export function parseSections(output: string): MaintainersEntry[] {
         case 'X': add('excluded'); break;
         case 'N': add('names'); break;
         case 'P': current.profile = value; break;
+        case 'S': current.status = value; break;
       }
     } else if (line.trim() && !field) {
       current = { name: line.trim(), trees: [], maintainers: [], lists: [] };

@@ -25,6 +25,8 @@ export interface Route {
   profile?: string;
   /** The most specific entry; undefined when only THE REST covers the file. */
   entry?: string;
+  /** That entry's `S:` status ("Orphan": nobody looks after the file). */
+  status?: string;
   /** A subject prefix the entry's name gives for this file ("clocksource", "memcg"), if any. */
   prefix?: string;
   /** Its lists (for a file with no maintainer, the only recipients). */
@@ -60,7 +62,8 @@ export function routeOf(file: string, entries: MaintainersEntry[], all?: Maintai
   const specific = specificEntries(file, entries);
   const lists = [...new Set([...specific, ...entries.filter((e) => e.name === THE_REST)].flatMap((e) => e.lists))];
   const maintainers = [...new Set(specific.flatMap((e) => e.maintainers).map((m) => m.replace(/\s+\([^()]*\)$/, '')))];
-  return { ...routeOfEntries(file, specific, all), lists, maintainers };
+  const status = specific[0]?.status;
+  return { ...routeOfEntries(file, specific, all), lists, maintainers, ...(status ? { status } : {}) };
 }
 
 function routeOfEntries(file: string, specific: MaintainersEntry[], all: MaintainersEntry[] | undefined): Omit<Route, 'lists'> {

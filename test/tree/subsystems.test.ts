@@ -23,6 +23,8 @@ const PATHS = [
   'drivers/net/can/spi/mcp251xfd',
   'drivers/net/ieee802154/mrf24j40.c',
   'drivers/net/wireless/atmel',
+  // S: Orphan: named, never sent.
+  'drivers/net/wireless/ath/ath6kl',
 ];
 const generate = (...extra: string[]) => run('generate', 'cocci', '--set', 'script=tree:scripts/coccinelle/api/string_choices.cocci', ...PATHS.flatMap((p) => ['--path', p]), ...extra, '--json');
 
@@ -47,6 +49,8 @@ test('without --set force=true, netdev is left out, its clean-up rule cited by f
   expect(r.err).toMatch(/netdev\/net-next is left out \(3 patches\): "Netdev discourages patches which perform simple clean-ups" \(Documentation\/process\/maintainer-netdev\.rst:\d+\)/);
   const made = (JSON.parse(r.out) as { series: Made[] }).series.map((s) => s.series);
   expect(made).not.toContain('string_choices-net-next');
+  // An orphaned driver has nobody to take its clean-up: named with its files, in no series.
+  expect(r.err).toMatch(/ATHEROS ATH6KL WIRELESS DRIVER is orphaned \(S: Orphan in MAINTAINERS\): 4 files left out \(drivers\/net\/wireless\/ath\/ath6kl\//);
   for (const s of made) forgetSeries(tree.root, s);
 });
 

@@ -115,6 +115,16 @@ test('generate cocci: one series per tree, one patch per group, the #include the
   ]);
 });
 
+test('a driver whose MAINTAINERS entry is orphaned (S: Orphan) is named, not sent: nobody would take its clean-up', async () => {
+  const routeOf = async (file: string) =>
+    file.includes('/spi/') ? { tree: 'broonie/spi', slug: 'spi', entry: 'SPI SUBSYSTEM', prefix: 'spi', lists: [] } : { tree: 'wsa/linux', slug: 'wsa-linux', entry: 'I2C ALGO BIT', status: 'Orphan', prefix: 'i2c', lists: [] };
+  const { plan } = await planCocci({ script: 'tree:scripts/coccinelle/api/string_choices.cocci', paths: 'drivers/i2c,drivers/spi' }, DIFF, { routeOf });
+  // One series per tree that takes a patch: the i2c driver's tree gets none.
+  const prepared = plan.prepared as { notices: string[]; trees: { suffix: string; groups: { fileList: string }[] }[] };
+  expect(prepared.trees.map((t) => [t.suffix, t.groups.map((g) => g.fileList)])).toEqual([['spi', ['drivers/spi/spi-aspeed-smc.c']]]);
+  expect(prepared.notices).toContainEqual('I2C ALGO BIT is orphaned (S: Orphan in MAINTAINERS): 1 file left out (drivers/i2c/algos/i2c-algo-bit.c)');
+});
+
 test("a script of the user's goes into the message; one that changes nothing is exit 1", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-cocci-'));
   const script = path.join(dir, 'mine.cocci');

@@ -38,7 +38,7 @@ export const cocci: RecipeCode = {
     const name = script.inTree ? script.file : path.basename(script.file);
     const { parts, notices } = await seriesParts(ctx, byTree(groups), params.force === true || params.rfc === true);
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
-    const guessed = groups.filter((g) => g.confirmPrefix).map((g) => `${g.prefix}${g.prefixAlso ? ` or ${g.prefixAlso}` : ''} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
+    const guessed = groups.filter((g) => g.confirmPrefix && !orphaned(g)).map((g) => `${g.prefix}${g.prefixAlso ? ` or ${g.prefixAlso}` : ''} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
     if (guessed.length) notices.push(`the tree has no history to learn subject prefixes from; confirm ${guessed.length === 1 ? 'this one' : `these ${guessed.length}`} or give --set prefix=...: ${guessed.join(', ')}`);
     return {
       scriptPath: script.inTree ? given : script.file,
@@ -94,7 +94,10 @@ interface SeriesPart {
 async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: boolean): Promise<{ parts: SeriesPart[]; notices: string[] }> {
   const parts: SeriesPart[] = [];
   const notices: string[] = [];
-  for (const gs of trees) {
+  for (const all of trees) {
+    for (const g of all.filter(orphaned)) notices.push(`${g.route.entry} is orphaned (S: ${g.route.status} in MAINTAINERS): ${g.fileCount} file${g.fileCount === 1 ? '' : 's'} left out (${g.fileList.replace(/,/g, ', ')})`);
+    const gs = all.filter((g) => !orphaned(g));
+    if (gs.length === 0) continue;
     const rules = rulesOf(gs[0]!.route);
     const discouraged = rules?.cleanups;
     const rule = discouraged ? `${saying(discouraged.source)} (${await cite(discouraged.source, ctx.readFile)})` : undefined;
@@ -107,6 +110,11 @@ async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: bool
     if (cut.length > 1) notices.push(`${gs[0]!.route.tree}: ${gs.length} patches are over its limit of ${rules!.seriesLimit!.max} (${await cite(rules!.seriesLimit!.source, ctx.readFile)}): ${cut.length} series to post one after another`);
   }
   return { parts, notices };
+}
+
+/** A clean-up of a driver whose entry says `S: Orphan` has no maintainer to take it: named, not sent. */
+function orphaned(g: { route: { status?: string } }): boolean {
+  return /^orphan/i.test(g.route.status ?? '');
 }
 
 type GroupVars = ReturnType<typeof groupVars> & { wrappedLines: number; columnLimit: number };
