@@ -34,6 +34,8 @@ ${REST}`;
     lists: ['linux-kernel@vger.kernel.org'],
     // As get_maintainer.pl names them; a file only THE REST covers has none.
     maintainers: ['John Stultz <jstultz@google.com>', 'Thomas Gleixner <tglx@linutronix.de>'],
+    // Its S: line (an orphaned driver's clean-up is named, not sent).
+    status: 'Supported',
   });
 });
 
