@@ -54,7 +54,8 @@ export const cocci: RecipeCode = {
       suffix: '',
       treeName: '',
       subjectTag: '',
-      others: [],
+      others: false,
+      coverPrefix: commonPrefix(groups.map((g) => g.prefix)),
       part: 0,
       partCount: 0,
       rule: false,
@@ -66,13 +67,14 @@ export const cocci: RecipeCode = {
       trees: parts.map((p) => ({
         ...treeVars(p.groups),
         title: title(p.groups.flatMap((g) => g.diffs)),
+        coverPrefix: commonPrefix(p.groups.map((g) => g.prefix)),
         treeName: p.groups[0]!.route.tree,
         suffix: [p.groups[0]!.route.slug, p.count > 1 ? String(p.index) : ''].filter(Boolean).join('-'),
         subjectTag: p.groups[0]!.route.tag ?? '',
         part: p.count > 1 ? p.index : 0,
         partCount: p.count > 1 ? p.count : 0,
         rule: p.rule ?? false,
-        others: parts.filter((o) => o.groups[0]!.route.tree !== p.groups[0]!.route.tree && o.index === 1).map((o) => ({ treeName: o.groups[0]!.route.tree, ...treeVars(parts.filter((x) => x.groups[0]!.route.tree === o.groups[0]!.route.tree).flatMap((x) => x.groups)) })),
+        others: othersLine(parts.filter((o) => o.groups[0]!.route.tree !== p.groups[0]!.route.tree && o.index === 1).map((o) => o.groups[0]!.route.tree)),
       })),
     };
   },
@@ -110,6 +112,27 @@ async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: bool
     if (cut.length > 1) notices.push(`${gs[0]!.route.tree}: ${gs.length} patches are over its limit of ${rules!.seriesLimit!.max} (${await cite(rules!.seriesLimit!.source, ctx.readFile)}): ${cut.length} series to post one after another`);
   }
   return { parts, notices };
+}
+
+/**
+ * What a series' patches' subject prefixes share, for its cover's subject: "wifi" of "wifi: ath11k" and "wifi:
+ * at76c50x", the whole prefix of a series of one driver; empty where they share nothing (gemini, r8169).
+ */
+export function commonPrefix(prefixes: string[]): string {
+  const parts = prefixes.map((p) => p.split(/:\s*/));
+  const shared: string[] = [];
+  for (let i = 0; parts.length && parts.every((p) => p[i] !== undefined && p[i] === parts[0]![i]); i++) shared.push(parts[0]![i]!);
+  return shared.join(': ');
+}
+
+/**
+ * The cover's one line on the other trees the script's changes went to (a maintainer reads of them, does not need
+ * them listed): their names where they fit a line of 72, else how many; false without any.
+ */
+export function othersLine(trees: string[]): string | false {
+  if (!trees.length) return false;
+  const named = `Other trees get series of their own: ${trees.join(', ')}.`;
+  return named.length <= 72 ? named : `${trees.length} other trees get series of their own.`;
 }
 
 /** A clean-up of a driver whose entry says `S: Orphan` has no maintainer to take it: named, not sent. */
