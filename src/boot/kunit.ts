@@ -95,6 +95,9 @@ function kunitKernelsDir(env?: NodeJS.ProcessEnv): string {
 
 const KUNIT_FOLDER = 'kunit.py';
 
+/** A kunitconfig's build folder (kunit.py+<digest>), not the .kunitconfig and results files kept beside it. */
+const KUNIT_DIR_NAME = /^kunit\.py\+[0-9a-f]+$/;
+
 /** What older kseries kept: KUnit in tinyconfig, and one kunit.py folder for every kunitconfig. */
 const RETIRED = ['tinyconfig-kunit', 'kunit.py-kunit'].flatMap((d) => ['', '.kunitconfig', '.base.results.json', '.series.results.json', '.unfixed.results.json'].map((x) => `build/shared/${d}${x}`));
 
@@ -153,7 +156,7 @@ export function seedKunitDir(buildDir: string, env?: NodeJS.ProcessEnv): void {
   if (fs.existsSync(path.join(buildDir, '.config'))) return;
   const parent = kunitKernelsDir(env);
   const built = (d: string) => fs.statSync(path.join(d, 'vmlinux'), { throwIfNoEntry: false })?.mtimeMs;
-  const siblings = fs.existsSync(parent) ? fs.readdirSync(parent).filter((n) => /^[0-9a-f]+$/.test(n.slice(KUNIT_FOLDER.length + 1)) && n.startsWith(`${KUNIT_FOLDER}+`)).map((n) => path.join(parent, n)) : [];
+  const siblings = fs.existsSync(parent) ? fs.readdirSync(parent).filter((n) => KUNIT_DIR_NAME.test(n)).map((n) => path.join(parent, n)) : [];
   const newest = siblings.filter((d) => d !== buildDir && built(d) !== undefined).sort((a, b) => built(b)! - built(a)!)[0];
   if (newest) copyBuild(newest, buildDir, { objects: true });
 }

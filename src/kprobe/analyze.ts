@@ -12,7 +12,7 @@ import { TRANSFER_TEXT, type ReasonKind, type SiteVerdict } from './verdict.js';
 const JMP32_SIZE = 5;
 
 /** The suffix GCC gives the part of a function it moves out of line: .cold, or .cold.<N> (GCC 8). */
-const COLD_SUFFIX = /\.cold(\.\d+)?$/;
+export const COLD_SUFFIX = /\.cold(\.\d+)?$/;
 
 /** The section of init text (__init), which the kernel frees after boot. */
 const INIT_TEXT = /^\.init\.text$/;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { archiveMembers, readObjectCode } from '../tools/binutils.js';
-import { ObjectAnalysis } from './analyze.js';
+import { COLD_SUFFIX, ObjectAnalysis } from './analyze.js';
 import { primaryReason, type ReasonKind } from './verdict.js';
 
 export interface Census {
@@ -53,7 +53,7 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
       const written = fs.existsSync(path.join(buildDir, 'source', object.replace(/\.o$/, '.S')));
       for (const fn of analysis.functions()) {
         c.functions++;
-        if (/\.cold(\.\d+)?$/.test(fn.name)) {
+        if (COLD_SUFFIX.test(fn.name)) {
           c.coldParts++;
           if (written) c.coldWritten++;
         }

@@ -148,19 +148,19 @@ async function knownEntries(names: string[], readBase: ReadBase, where: string):
 /** The shapes the manifest tells apart, each true where its pattern matches a line of its file in the tree. */
 async function treeShapes(manifest: LoadedRecipe['manifest'], readBase: ReadBase): Promise<Record<string, boolean>> {
   const entries = Object.entries(manifest.shapes);
-  return Object.fromEntries(await Promise.all(entries.map(async ([name, s]) => [name, await hasLine(readBase, s.file, s.match)])));
+  return Object.fromEntries(await Promise.all(entries.map(async ([name, s]) => [name, (await lineMatching(readBase, s.file, s.match)) >= 0])));
 }
 
-async function hasLine(readBase: ReadBase, file: string, match: string): Promise<boolean> {
+/** The index of the first line of `file` that `match` matches, -1 where none does (or the tree lacks the file). */
+async function lineMatching(readBase: ReadBase, file: string, match: string): Promise<number> {
   const re = new RegExp(match);
-  return ((await readBase(file)) ?? '').split('\n').some((l) => re.test(l));
+  return ((await readBase(file)) ?? '').split('\n').findIndex((l) => re.test(l));
 }
 
 /** One line for a tree of a shape the recipe says it was not written for, before any edit is tried. */
 async function refuseUnfit(manifest: LoadedRecipe['manifest'], readBase: ReadBase): Promise<void> {
   for (const u of manifest.unfit) {
-    const re = new RegExp(u.match);
-    const line = ((await readBase(u.file)) ?? '').split('\n').findIndex((l) => re.test(l));
+    const line = await lineMatching(readBase, u.file, u.match);
     if (line >= 0) {
       throw new RecipeError(`${manifest.id} does not fit this tree: ${u.file}:${line + 1}: ${u.why}`, 'generate it on a tree of the shape it was written for, or adapt the recipe');
     }

@@ -85,8 +85,8 @@ export function refuseEarlyPart(dir: string, files: string[], now: Date): void {
   if (k <= 1) return;
   const seriesDir = path.dirname(dir);
   const previous = path.join(path.dirname(seriesDir), path.basename(seriesDir).replace(/-(\d+)$/, `-${k - 1}`));
-  const sent = fs.existsSync(previous) ? fs.readdirSync(previous).map((v) => path.join(previous, v, SENT)).filter((f) => fs.existsSync(f)) : [];
-  const last = Math.max(0, ...sent.map((f) => Date.parse((JSON.parse(fs.readFileSync(f, 'utf8')) as { sentAt: string }).sentAt)));
+  const sent = fs.existsSync(previous) ? fs.readdirSync(previous).flatMap((v) => sentAt(path.join(previous, v)) ?? []) : [];
+  const last = Math.max(0, ...sent.map((at) => Date.parse(at)));
   const name = path.basename(previous);
   if (!last) throw new UsageError(`this is part ${k} of ${part![2]}: part ${k - 1} (${name}) has not been sent`, `send ${name} first, and this one once it is applied; or send with --force`);
   if (now.getTime() - last < PART_PACE_MS) {
