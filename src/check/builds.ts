@@ -13,7 +13,8 @@ import { newWarnings, warningKey, type CompilerMessage } from '../build/kbuild.j
 import { codeDigest, keptResult } from '../kept.js';
 import { onPath } from '../tools/which.js';
 import type { ObjectCode } from '../object-code/parse.js';
-import { sectionTotals } from '../object-code/sizes.js';
+import { elfSections } from '../object-code/elf.js';
+import { mergedStrings, sectionTotals, stringChanges, type SectionTotals } from '../object-code/sizes.js';
 import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -347,8 +348,11 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const atBase = [];
   for (const o of objects) if (!reasonFor(o) && (await exists(tree, base, o))) atBase.push(o);
   for (const b of new Set(atBase.flatMap(buildsOf))) b.forget(atBase.filter((o) => buildsOf(o).includes(b)));
+  // Every object the host builds, before and after each patch: its sizes and strings (a clean-up's "what it costs").
+  const facts = new Map<string, ObjectFacts | undefined>();
   for (const r of await compile(atBase)) {
     last.set(lastKey(r), r.messages);
+    if (r.ok && r.build === build) facts.set(r.object, factsOf(objectFile(r.object)));
     if (r.ok && r.build === build && proved.has(r.object)) code.set(r.object, await readObjectCode(objectFile(r.object), { contents }));
   }
   const reports: BuildReport[] = [];
@@ -385,12 +389,14 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
       fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
       report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
       last.set(lastKey(r), r.messages);
-      if (!r.ok || r.build !== build || !proved.has(o)) continue;
+      if (!r.ok || r.build !== build) continue;
+      const was = facts.get(o);
+      const now = factsOf(objectFile(o));
+      if (was && now) (report.sizes ??= []).push({ object: o, before: was.totals, after: now.totals, strings: stringChanges(was.strings, now.strings) });
+      facts.set(o, now);
+      if (!proved.has(o)) continue;
       const compiled = await readObjectCode(objectFile(o), { contents });
       if (around.has(o)) around.set(o, { before: code.get(o), compiled, final: asRun.has(o) ? await readObjectAsRun(objectFile(o), objtool) : undefined });
-      const before = code.get(o) && sectionTotals(code.get(o)!);
-      const after = sectionTotals(compiled);
-      if (before && after) (report.sizes ??= []).push({ object: o, before, after });
       code.set(o, compiled);
     }
     // A header's or a .dtsi's warning, printed for each object that includes it, is one finding.
@@ -402,6 +408,22 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     reports.push(report);
   }
   return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
+}
+
+interface ObjectFacts {
+  totals: SectionTotals;
+  strings: string[];
+}
+
+/** An object's allocated bytes and strings, from its ELF headers; undefined for a file that is no x86-64 object. */
+function factsOf(file: string): ObjectFacts | undefined {
+  try {
+    const image = fs.readFileSync(file);
+    const sections = elfSections(file, image);
+    return { totals: sectionTotals({ sections })!, strings: mergedStrings(image, sections) };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

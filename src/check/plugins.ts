@@ -122,6 +122,8 @@ export interface PatchCheck<F extends keyof PatchFindings = keyof PatchFindings>
   b4(p: PatchFindings, config: string): B4Check | undefined;
   /** What emit's cover letter states of a clean check, or nothing. */
   statement(r: CheckReport): string | undefined;
+  /** What emit states below one patch's `---` of what it found in that patch (built how, what it costs), or nothing. */
+  patchStatement?(p: PatchFindings): string | undefined;
   /** The builds it needs, decided before any is made (the build plan). */
   kernels?(c: PlanContext): Promise<KernelNeed[]>;
 }

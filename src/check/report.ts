@@ -24,7 +24,7 @@ export interface BuildReport {
   builtOn?: Record<string, string[]>;
   /** Why the build was skipped, or how header dependents were sampled. */
   note?: string;
-  /** The allocated sections of each object a proof read, before and after the patch (same build, same config). */
+  /** The allocated sections and strings of each object the x86-64 gcc build made, before and after the patch. */
   sizes?: ObjectSize[];
 }
 

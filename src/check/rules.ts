@@ -22,7 +22,8 @@ export interface CommitMessage {
 }
 
 export const SUBMITTING = 'submitting-patches.rst';
-const SUMMARY_MAX = 75;
+/** Columns of a subject (submitting-patches.rst: "no more than 70-75 characters"). */
+export const SUMMARY_MAX = 75;
 export const SERIES_MAX = 15;
 
 /** Problems of one commit message. */

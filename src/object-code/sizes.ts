@@ -1,9 +1,13 @@
 // What an object costs in memory, as `size -A` counts it: its allocated sections (SHF_ALLOC), grouped into code, the
-// jump-label table and data, and how a patch changes them. Pure: section headers in, figures out.
+// jump-label table and data, and how a patch changes them; and the strings it holds. Pure: section headers in,
+// figures out.
 import type { ObjectCode } from './parse.js';
 
 const SHF_ALLOC = 0x2;
 const SHF_EXECINSTR = 0x4;
+const SHF_MERGE = 0x10;
+const SHF_STRINGS = 0x20;
+const SHT_NOBITS = 8;
 
 /** Allocated bytes of one object: code (every executable section), `__jump_table`, the rest (data, rodata, bss, tables). */
 export interface SectionTotals {
@@ -14,7 +18,7 @@ export interface SectionTotals {
 }
 
 /** The object's allocated sections in groups; undefined when its section headers were not read. */
-export function sectionTotals(code: ObjectCode): SectionTotals | undefined {
+export function sectionTotals(code: Pick<ObjectCode, 'sections'>): SectionTotals | undefined {
   if (!code.sections) return undefined;
   const t: SectionTotals = { text: 0, jumpTable: 0, data: 0, total: 0 };
   for (const s of code.sections) {
@@ -32,6 +36,28 @@ export interface ObjectSize {
   object: string;
   before: SectionTotals;
   after: SectionTotals;
+  /**
+   * The strings of its mergeable string sections (`.rodata.str1.1`: the literals it prints) the patch adds and
+   * removes; both empty when the object holds the same strings (a clean-up that prints what it printed).
+   */
+  strings?: { added: string[]; removed: string[] };
+}
+
+/** The strings of an object's mergeable string sections (SHF_MERGE | SHF_STRINGS), each once, sorted. */
+export function mergedStrings(image: Buffer, sections: { name: string; type: number; flags: number; offset: number; size: number }[]): string[] {
+  const out = new Set<string>();
+  for (const s of sections) {
+    if ((s.flags & (SHF_MERGE | SHF_STRINGS)) !== (SHF_MERGE | SHF_STRINGS) || s.type === SHT_NOBITS) continue;
+    for (const text of image.subarray(s.offset, s.offset + s.size).toString('latin1').split('\0')) if (text) out.add(text);
+  }
+  return [...out].sort();
+}
+
+/** What `after` holds of `before`'s strings: those added, those gone. */
+export function stringChanges(before: string[], after: string[]): { added: string[]; removed: string[] } {
+  const was = new Set(before);
+  const now = new Set(after);
+  return { added: after.filter((x) => !was.has(x)), removed: before.filter((x) => !now.has(x)) };
 }
 
 /** "text 51234 -> 51218 (-16), __jump_table 0 -> 32 (+32), data 1234 -> 1250 (+16); in all +32 bytes" */

@@ -78,7 +78,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   const prerequisite = rec.after ? await prerequisiteOf(tree, rec.after, count, opts.out) : undefined;
 
   const dir = path.join(opts.out, rec.name, `v${rec.version}`);
-  const checked = checkedStatement(dir, rec.tip, opts.force === true);
+  const { statement: checked, report } = checkedStatement(dir, rec.tip, opts.force === true);
   const blurbTail = [checked, changelog].filter(Boolean).join('\n\n');
   // What the series stands on comes first: a reviewer needs it before anything else applies.
   const joined = (...parts: (string | undefined)[]) => parts.filter(Boolean).join('\n\n');
@@ -125,9 +125,11 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       if (isCover) {
         mail.headers = mail.headers.replace('*** SUBJECT HERE ***', rec.cover.subject);
         mail.body = mail.body.replace('*** BLURB HERE ***', joined(prerequisite?.sentence, rec.cover.body, blurbTail));
-      } else if (count === 1) {
-        // A single patch carries below its --- what a cover letter would say to the reviewer.
-        const below = joined(prerequisite?.sentence, rec.remarks, blurbTail);
+      } else {
+        // Below each patch's ---, what the check found of it (how it was built, what it costs); a single patch also
+        // carries what a cover letter would say to the reviewer.
+        const own = report && patchNote(report.patches[index - 1]);
+        const below = count === 1 ? joined(prerequisite?.sentence, rec.remarks, blurbTail, own) : own;
         if (below) mail.body = addPatchChangelog(mail.body, below);
       }
       const mine = recipients[i];
@@ -227,18 +229,24 @@ function toOrLists(r: Recipients): string[] {
  * What `kseries check` established for exactly these commits, for the cover letter; a failed check refuses the
  * emission unless forced. No report, or one of other commits: nothing is said.
  */
-function checkedStatement(dir: string, tip: string, force: boolean): string {
+function checkedStatement(dir: string, tip: string, force: boolean): { statement: string; report?: CheckReport } {
   const file = path.join(dir, 'report.json');
-  if (!fs.existsSync(file)) return '';
+  if (!fs.existsSync(file)) return { statement: '' };
   const report = JSON.parse(fs.readFileSync(file, 'utf8')) as CheckReport;
-  if (report.series.tip !== tip) return '';
+  if (report.series.tip !== tip) return { statement: '' };
   if (report.failed && !force) {
     throw new CheckFailedError(`the last check of this series failed (${file})`, 'fix the patches and run kseries check again, or emit with --force');
   }
-  if (report.failed) return '';
+  if (report.failed) return { statement: '' };
   // What each check states of itself, in the registry's order: the patch checks, then the series checks.
   const parts = [...patchChecks().map((c) => c.statement(report)), ...seriesResultsOf(report).map(({ check, result }) => check.statement(result as never))].filter(Boolean);
-  return wrapParagraphs(`Checked with kseries: ${parts.join('; ')}.`, 72);
+  return { statement: wrapParagraphs(`Checked with kseries: ${parts.join('; ')}.`, 72), report };
+}
+
+/** What the patch checks state of one patch of a clean check, wrapped for below its ---; '' when none says anything. */
+function patchNote(p: CheckReport['patches'][number] | undefined): string {
+  const said = p ? patchChecks().map((c) => c.patchStatement?.(p)).filter(Boolean) : [];
+  return said.length ? wrapParagraphs(said.join(' '), 72) : '';
 }
 
 /** For a single patch, the changelog goes below the `---`, where git am drops it. */

@@ -9,6 +9,11 @@
 //   4. The tree of the most specific entry with a git tree whose code lies mostly within that scope, at least half of
 //      its code patterns (a driver's own tree: ath, rtw, iwlwifi, can-next — which lists drivers/phy's CAN
 //      transceiver too —, wpan-next, Intel's next-queue); the subsystem's when there is none.
+//   5. Where that entry covers a folder above the driver's (the subsystem's, or wireless' in 6.1): the tree that
+//      applies the folder the driver sits in, when the folder is a unit (an entry covers its own files) and every entry with a tree that
+//      covers a subfolder of it names that one tree, two entries at least (ath.git: ath9k, ath10k, ath11k and ath12k
+//      name it, ATH GENERIC UTILITIES covers ath/*, so ath5k and wcn36xx go through it too; Intel's wireless folder
+//      has one, iwlwifi's, and ipw2x00 stays with wireless-next). The deepest folder with such entries decides.
 //   A subsystem that covers the file only as a whole top folder (lib/, net/, Documentation/), an architecture
 //   (arch/arm/) or through a wildcard across folders (arch/*/boot/dts/) is a catch-all: the most specific entry
 //   with a tree takes the file (KPROBES takes lib/test_kprobes.c and Documentation/trace/kprobes.rst, a platform
@@ -43,5 +48,26 @@ export function applyingEntry(file: string, specific: MaintainersEntry[], all: M
     const code = codePatterns(e);
     return code.filter(within).length * 2 >= code.length;
   };
-  return withTree.find((e) => e === subsystem || mostlyWithin(e)) ?? subsystem;
+  const chosen = withTree.find((e) => e === subsystem || mostlyWithin(e)) ?? subsystem;
+  return folderApplier(file, coverDepth(chosen, file) ?? 0, all) ?? chosen;
+}
+
+/**
+ * The entry whose tree applies the folder of `file` as a whole (step 5 above): of the file's folders deeper than the
+ * chosen entry's pattern (`below`), the deepest that is a unit and whose subfolders' entries with a tree, two or more,
+ * all name the same trees; the first of those entries.
+ */
+function folderApplier(file: string, below: number, all: MaintainersEntry[]): MaintainersEntry | undefined {
+  const dirs = file.split('/').slice(0, -1);
+  const reposOf = (e: MaintainersEntry) => [...new Set(gitTrees(e).map(repoOf))].sort().join(' ');
+  for (let n = dirs.length; n > below; n--) {
+    const folder = `${dirs.slice(0, n).join('/')}/`;
+    const inside = all.filter((e) => gitTrees(e).length > 0 && codePatterns(e).some((p) => p.startsWith(folder) && p.length > folder.length));
+    // A folder that is a unit has an entry of its own for its shared files (ATH GENERIC UTILITIES: ath/*); TI's
+    // media folder, whose drivers' entries two of which name one maintainer's tree, has none.
+    const unit = all.some((e) => (e.files ?? []).some((p) => p === folder || p === `${folder}*`));
+    if (unit && inside.length >= 2 && new Set(inside.map(reposOf)).size === 1) return inside[0];
+    if (inside.length > 0) return undefined;
+  }
+  return undefined;
 }

@@ -24,6 +24,12 @@ export interface TreeRules {
   columns?: { max: number; source: RuleSource };
   /** Stand-alone clean-ups (a cocci or checkpatch clean-up not part of other work) are discouraged. */
   cleanups?: { discouraged: true; source: RuleSource };
+  /**
+   * The tree whose maintainers apply this one's patches as patches, posted again to their list (Intel's queue is
+   * netdev's): its rules hold for this tree where this one has none of its own. A tree that sends a pull request of
+   * its own (wireless, CAN, WPAN) keeps its own rules and has none.
+   */
+  through?: { repo: string; source: RuleSource };
 }
 
 const NETDEV: RuleSource = { file: 'Documentation/process/maintainer-netdev.rst', quote: 'designate your patch to a tree' };
@@ -51,7 +57,12 @@ export const TREES: TreeRules[] = [
   { repos: ['iwlwifi/iwlwifi', 'iwlwifi/iwlwifi-next'], slug: 'iwlwifi-next', tag: { next: 'iwlwifi-next', source: { url: WIRELESS_WIKI, says: 'iwlwifi patches go through the iwlwifi tree: [PATCH iwlwifi-next]' } } },
   { repos: ['mkl/linux-can-next', 'mkl/linux-can'], slug: 'can-next', tag: { next: 'can-next', fixes: 'can', source: { url: 'https://lore.kernel.org/linux-can/', says: 'CAN patches for the next release are posted as [PATCH can-next]' } } },
   { repos: ['wpan/wpan-next', 'wpan/wpan'], slug: 'wpan-next', tag: { next: 'wpan-next', fixes: 'wpan', source: { url: 'https://lore.kernel.org/linux-wpan/', says: 'IEEE 802.15.4 patches for the next release are posted as [PATCH wpan-next]' } } },
-  { repos: ['tnguy/next-queue', 'tnguy/net-queue'], slug: 'iwl-next', tag: { next: 'iwl-next', fixes: 'iwl-net', source: { url: 'https://lore.kernel.org/intel-wired-lan/', says: 'Intel wired LAN patches are posted as [PATCH iwl-next] or [PATCH iwl-net]' } } },
+  {
+    repos: ['tnguy/next-queue', 'tnguy/net-queue'],
+    slug: 'iwl-next',
+    tag: { next: 'iwl-next', fixes: 'iwl-net', source: { url: 'https://lore.kernel.org/intel-wired-lan/', says: 'Intel wired LAN patches are posted as [PATCH iwl-next] or [PATCH iwl-net]' } },
+    through: { repo: 'netdev/net-next', source: { url: 'https://lore.kernel.org/netdev/?q=s%3A%22Intel+Wired+LAN+Driver+Updates%22', says: "Intel's queue reaches netdev as patches its maintainers review and apply (\"Intel Wired LAN Driver Updates\")" } },
+  },
   { repos: ['bpf/bpf-next', 'bpf/bpf'], slug: 'bpf-next', tag: { next: 'bpf-next', fixes: 'bpf', source: { file: 'Documentation/bpf/bpf_devel_QA.rst', quote: 'bpf-next' } } },
 ];
 
@@ -199,4 +210,14 @@ export const DRIVER_NAMES: { under: string; prefix: string }[] = [
   { under: 'drivers/net/ethernet/marvell/octeontx2/af/', prefix: 'octeontx2-af' },
   { under: 'drivers/net/ethernet/marvell/octeontx2/nic/', prefix: 'octeontx2-pf' },
   { under: 'drivers/net/ethernet/freescale/dpaa2/', prefix: 'dpaa2-eth' },
+];
+
+/**
+ * Folders of several drivers that their subsystem takes and names as one family: a tree-wide change is one patch for
+ * the folder, its subject naming the folder ("wifi: iwlegacy:" for iwl3945, iwl4965 and their common module).
+ */
+export const FAMILIES: { under: string; source: RuleSource }[] = [
+  { under: 'drivers/net/wireless/intel/ipw2x00/', source: lore('linux-wireless', '"wifi: ipw2x00:" for ipw2100, ipw2200 and libipw alike') },
+  { under: 'drivers/net/wireless/intel/iwlegacy/', source: lore('linux-wireless', '"wifi: iwlegacy:" for iwl3945, iwl4965 and iwlegacy alike') },
+  { under: 'drivers/net/wireless/realtek/rtl818x/', source: lore('linux-wireless', '"wifi: rtl818x:" for rtl8180 and rtl8187 alike') },
 ];

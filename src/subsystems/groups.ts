@@ -2,6 +2,7 @@
 // get_maintainer.pl), one series per tree, and a subject prefix in the style of each file's history. Shared by every
 // recipe that splits (static-keys, cocci) and by `kseries split`.
 import path from 'node:path';
+import { FAMILIES } from './conventions.js';
 import type { Route } from './route.js';
 import { driverOf, siblingObjects, type Driver } from './module-name.js';
 import { choosePrefix, historyPrefix, withoutTag, type LoggedCommit, type PrefixChoice, type PrefixSource } from './prefix.js';
@@ -68,7 +69,7 @@ export async function groupFiles<F extends { file: string }>(ctx: GroupServices,
     maintainers.push(...(await Promise.all(files.slice(i, i + MAINTAINER_QUERIES).map((f, j) => routes[i + j]!.maintainers ?? ctx.maintainersOf(f.file)))));
   }
   const read = ctx.readFile;
-  const drivers = opts.by === 'driver' && read ? await Promise.all(files.map((f) => driverOf(f.file, read))) : undefined;
+  const drivers = opts.by === 'driver' && read ? await Promise.all(files.map(async (f) => familyOf(f.file) ?? (await driverOf(f.file, read)))) : undefined;
   const groups = new Map<string, { maintainers: string[]; route: Route; driver?: Driver; files: F[] }>();
   files.forEach((f, i) => {
     const m = maintainers[i]!;
@@ -136,6 +137,12 @@ async function prefixOf<F extends { file: string }>(ctx: GroupServices, g: { rou
     ...(ctx.readFile ? { siblings: await siblingObjects(names[0]!, ctx.readFile) } : {}),
     conventions,
   });
+}
+
+/** The family a file's driver is one of (conventions.ts' FAMILIES): the folder, as one driver. */
+function familyOf(file: string): Driver | undefined {
+  const dir = FAMILIES.find((f) => file.startsWith(f.under))?.under.replace(/\/$/, '');
+  return dir ? { name: path.posix.basename(dir), dir } : undefined;
 }
 
 /** A driver with a folder of its own (drivers/net/can/spi/mcp251xfd/), not one file among many (drivers/gpio/gpio-mvebu.c). */

@@ -6,9 +6,26 @@ import { treeRules, type Route } from './route.js';
 
 export type { TreeRules } from './conventions.js';
 
-/** The rules of the tree a route goes to, if the table knows the tree. */
+/**
+ * The rules of the tree a route goes to, if the table knows the tree; a tree whose patches land through another
+ * (`through`) has that tree's rules where it has none of its own, each still naming where it is written.
+ */
 export function rulesOf(route: Pick<Route, 'tree' | 'profile'>): TreeRules | undefined {
-  return treeRules(route.tree.split(' ')[0]!, route.profile);
+  const own = treeRules(route.tree.split(' ')[0]!, route.profile);
+  const parent = own?.through && treeRules(own.through.repo);
+  if (!own || !parent) return own;
+  return { ...own, seriesLimit: own.seriesLimit ?? parent.seriesLimit, columns: own.columns ?? parent.columns, cleanups: own.cleanups ?? parent.cleanups };
+}
+
+/**
+ * A tree rule as a report says it: its words and where they are written, and for a rule of the tree a series lands
+ * through, that tree and why (`"..." (file:line), the rule of netdev/net-next, which applies its patches (...)`).
+ */
+export async function ruleSaying(rules: TreeRules, source: RuleSource, read: (file: string) => Promise<string | undefined>): Promise<string> {
+  const said = `${saying(source)} (${await cite(source, read)})`;
+  const parent = rules.through && treeRules(rules.through.repo);
+  const inherited = parent && [parent.cleanups?.source, parent.seriesLimit?.source, parent.columns?.source].includes(source);
+  return inherited ? `${said}, the rule of ${rules.through!.repo}, which applies its patches (${saying(rules.through!.source)}: ${await cite(rules.through!.source, read)})` : said;
 }
 
 /**

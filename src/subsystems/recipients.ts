@@ -3,7 +3,7 @@
 // the file. Such an entry covers none of the patch's files by an F: pattern; its people and lists are left out.
 // And To: the people who apply the patch and those whose driver it is; everyone else Cc.
 import { applyingEntry } from './applying-tree.js';
-import { coverDepth, specificEntries, type MaintainersEntry } from './maintainers.js';
+import { coverDepth, gitTrees, specificEntries, type MaintainersEntry } from './maintainers.js';
 
 export interface Addressed {
   to: string[];
@@ -44,7 +44,10 @@ export function toEntries(files: string[], sections: MaintainersEntry[][], all: 
     const applying = applyingEntry(file, specific, all);
     if (!applying) return;
     out.add(applying.name);
-    if (!appliersOnly) for (const e of specific.slice(0, specific.indexOf(applying))) out.add(e.name);
+    // A folder's tree (applying-tree.ts, step 5) applies it from outside the file's entries: those above the first
+    // with a tree of its own are the driver's.
+    const at = specific.includes(applying) ? specific.indexOf(applying) : specific.findIndex((e) => gitTrees(e).length > 0);
+    if (!appliersOnly) for (const e of specific.slice(0, at < 0 ? specific.length : at)) out.add(e.name);
   });
   return out;
 }

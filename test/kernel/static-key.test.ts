@@ -91,7 +91,7 @@ test('emit: one checkpatch-clean patch with maintainers, base-commit, a stable M
   const statement = text.slice(text.indexOf('Checked with kseries:')).split('\n\n')[0]!;
   expect(statement.split('\n').every((l) => l.length <= 72)).toBe(true);
   // The series adds a static key, so check booted it under lockdep with its __setup() writer run.
-  expect(statement.replace(/\n/g, ' ')).toMatch(/^Checked with kseries: 1 of 1 patches built one by one \(x86_64 defconfig plus [^;]*CONFIG_MEMCG[^;]*, CONFIG_WERROR off with [^;]*gcc[^;]*; W=1\) with no new warnings; in the built objects \(objdump\), every test the patches convert is a __jump_table entry of its new key, a NOP in the code that runs \(1 conversion\); checkpatch\.pl reports no errors or warnings; the series boots clean on x86-64 minimal\+lockdep in QEMU\/(KVM|TCG), writers exercised: cgroup\.memory=nobpf\.$/);
+  expect(statement.replace(/\n/g, ' ')).toMatch(/^Checked with kseries: 1 of 1 patches built one by one \(x86_64 defconfig plus [^;]*CONFIG_MEMCG[^;]*, CONFIG_WERROR off with [^;]*gcc[^;]*; W=1\) with no new warnings; what each patch changes of its objects is below its ---; in the built objects \(objdump\), every test the patches convert is a __jump_table entry of its new key, a NOP in the code that runs \(1 conversion\); checkpatch\.pl reports no errors or warnings; the series boots clean on x86-64 minimal\+lockdep in QEMU\/(KVM|TCG), writers exercised: cgroup\.memory=nobpf\.$/);
   // Recipients of the emitted mail are checked against get_maintainer.pl on the next check.
   const recheck = await run('check', series, '--out', out, '--no-build', '--json');
   expect(JSON.parse(recheck.out).patches[0].problems).toEqual([]);

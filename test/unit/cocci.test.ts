@@ -217,3 +217,12 @@ test("a hunk that puts a const char * helper's result into a char * is left out 
   expect(after).toContain('str_on_off(y)');
   expect(plan.remarks!.replace(/\s+/g, ' ')).toContain('whether the variable may become const is the author\'s to judge (drivers/spi/spi-y.c:3).');
 });
+
+test('a subject stays within 75 columns: the helpers are named where they fit after the prefix, else the script says it', () => {
+  const sc = { file: '/t/scripts/coccinelle/api/string_choices.cocci', description: "Find places to use string_choices.h's various helpers." };
+  const calls = ['str_enabled_disabled', 'str_up_down', 'str_write_read'];
+  expect(titleOf(sc, calls)).toBe('Use str_enabled_disabled(), str_up_down() and str_write_read()');
+  const room = 75 - 'wifi: brcmfmac: '.length;
+  expect(titleOf(sc, calls, room)).toBe("Use string_choices.h's various helpers");
+  expect(titleOf(sc, ['str_on_off'], room)).toBe('Use str_on_off()');
+});

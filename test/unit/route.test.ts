@@ -1,6 +1,7 @@
 // Routing a patch by MAINTAINERS: the tree, the subject tag, the entry's prefix (get_maintainer.pl --sections output
 // as 6.12 prints it, cut down).
 import { expect, test } from 'vitest';
+import { rulesOf, ruleSaying } from '../../src/subsystems/profile.js';
 import { entriesPerFile, entryPrefix, parseSections, routeOf } from '../../src/subsystems/route.js';
 
 const REST = `THE REST
@@ -248,4 +249,43 @@ F:\tsamples/kprobes
   expect(routeOf('lib/test_kprobes.c', parseSections([lib, kprobes, REST].join('\n')), all)).toMatchObject({ tree: 'trace/linux-trace', applyingEntry: 'KPROBES' });
   expect(routeOf('Documentation/trace/kprobes.rst', parseSections([docs, kprobes, REST].join('\n')), all)).toMatchObject({ applyingEntry: 'KPROBES' });
   expect(routeOf('lib/bcd.c', parseSections([lib, REST].join('\n')), all)).toMatchObject({ applyingEntry: 'LIBRARY CODE' });
+});
+
+test("a folder whose own entry's drivers' trees are one goes through that tree as a whole: ath5k and wcn36xx through ath.git", () => {
+  const athTree = (name: string, dir: string) => `${name}
+M:\tJeff Johnson <jjohnson@kernel.org>
+T:\tgit git://git.kernel.org/pub/scm/linux/kernel/git/ath/ath.git
+F:\tdrivers/net/wireless/ath/${dir}/
+`;
+  const generic = `ATHEROS ATH GENERIC UTILITIES
+M:\tKalle Valo <kvalo@kernel.org>
+F:\tdrivers/net/wireless/ath/*
+`;
+  const ath5k = `ATHEROS ATH5K WIRELESS DRIVER
+M:\tJiri Slaby <jirislaby@kernel.org>
+F:\tdrivers/net/wireless/ath/ath5k/
+`;
+  const ath10k = athTree('QUALCOMM ATHEROS ATH10K WIRELESS DRIVER', 'ath10k');
+  const ath11k = athTree('QUALCOMM ATHEROS ATH11K WIRELESS DRIVER', 'ath11k');
+  const all = (...more: string[]) => parseSections([NETDEV, WIRELESS, generic, ath5k, ...more].join('\n'));
+  const ath5kRoute = (...more: string[]) => routeOf('drivers/net/wireless/ath/ath5k/base.c', parseSections([ath5k, WIRELESS, REST].join('\n')), all(...more));
+  expect(ath5kRoute(ath10k, ath11k)).toMatchObject({ tree: 'ath/ath', tag: 'ath-next', entry: 'ATHEROS ATH5K WIRELESS DRIVER' });
+  // One driver's tree is no folder's: wireless-next keeps the rest (Intel's folder: iwlwifi's tree, ipw2x00 none).
+  expect(ath5kRoute(ath10k)).toMatchObject({ tree: 'wireless/wireless-next' });
+  // Nor are trees that differ, or a folder without an entry of its own (TI's media drivers).
+  expect(ath5kRoute(ath10k, ath11k.replace('ath/ath.git', 'someone/ath11k.git'))).toMatchObject({ tree: 'wireless/wireless-next' });
+  const noUnit = parseSections([NETDEV, WIRELESS, ath5k, ath10k, ath11k].join('\n'));
+  expect(routeOf('drivers/net/wireless/ath/ath5k/base.c', parseSections([ath5k, WIRELESS, REST].join('\n')), noUnit)).toMatchObject({ tree: 'wireless/wireless-next' });
+});
+
+test("a tree whose patches land through netdev's has netdev's rules where it has none of its own; wireless keeps its own", async () => {
+  const iwl = rulesOf({ tree: 'tnguy/next-queue' })!;
+  expect(iwl.slug).toBe('iwl-next');
+  expect(iwl.cleanups?.discouraged).toBe(true);
+  expect(iwl.columns?.max).toBe(80);
+  expect(iwl.seriesLimit?.max).toBe(15);
+  const said = await ruleSaying(iwl, iwl.cleanups!.source, async () => 'x\nNetdev discourages patches which perform simple clean-ups, which\n');
+  expect(said).toMatch(/^"Netdev discourages patches which perform simple clean-ups" \(Documentation\/process\/maintainer-netdev\.rst:2\), the rule of netdev\/net-next, which applies its patches \(.*https:\/\/lore\.kernel\.org\/netdev\//);
+  expect(rulesOf({ tree: 'wireless/wireless-next' })?.cleanups).toBeUndefined();
+  expect(rulesOf({ tree: 'mkl/linux-can-next' })?.cleanups).toBeUndefined();
 });

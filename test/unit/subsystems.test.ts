@@ -186,3 +186,17 @@ test("a driver's patch over files whose own forms differ takes the form of the d
   expect(await prefixes(`${dir}/rtw8851b_rfk.c`, `${dir}/rtw8851b.c`)).toEqual(['wifi: rtw89: 8851b']);
   expect(await prefixes(`${dir}/rtw8851b_rfk.c`, `${dir}/core.c`)).toEqual(['wifi: rtw89']);
 });
+
+test("a family its subsystem names as one is one patch under the family's name: iwl3945 and iwl4965 are wifi: iwlegacy", async () => {
+  const dir = 'drivers/net/wireless/intel/iwlegacy';
+  const ctx = {
+    maintainersOf: async () => ['Stanislaw Gruszka <stf_xl@wp.pl>'],
+    routeOf: async () => ({ tree: 'wireless/wireless-next', slug: 'wireless-next', lists: [] }),
+    readFile: tree({ [`${dir}/Makefile`]: 'obj-$(CONFIG_IWLEGACY) += iwlegacy.o\niwlegacy-objs := common.o\nobj-$(CONFIG_IWL4965) += iwl4965.o\niwl4965-objs := 4965.o 4965-debug.o\nobj-$(CONFIG_IWL3945) += iwl3945.o\niwl3945-objs := 3945.o 3945-debug.o\n' }),
+  };
+  const groups = await groupFiles(ctx, [`${dir}/3945-debug.c`, `${dir}/4965-debug.c`].map((file) => ({ file })), { by: 'driver' });
+  expect(groups.map((g) => [g.prefix, g.files.length])).toEqual([['wifi: iwlegacy', 2]]);
+  // rtl8187 alone is still "wifi: rtl818x".
+  const one = await groupFiles(ctx, [{ file: 'drivers/net/wireless/realtek/rtl818x/rtl8187/dev.c' }], { by: 'driver' });
+  expect(one.map((g) => g.prefix)).toEqual(['wifi: rtl818x']);
+});

@@ -5,6 +5,7 @@ import { configLine } from '../../build/config-line.js';
 import { HOST, type Target } from '../../build/targets.js';
 import { configOn, otherBuilds, skipped } from '../builds.js';
 import type { KernelNeed } from '../../build/need.js';
+import { signed, type ObjectSize } from '../../object-code/sizes.js';
 import type { PatchCheck, PlanContext, Quoted } from '../plugins.js';
 
 /** A compiler line `file:line:col: ...` quoted under the hunk of that line. */
@@ -63,15 +64,44 @@ export const buildCheck: PatchCheck<'build'> = {
       details: [...b.errors, ...b.newWarnings.map((w) => `>> ${w}`)].join('\n'),
     };
   },
+  patchStatement(p) {
+    const b = p.build;
+    if (b.status !== 'ok' || b.objects.length === 0) return undefined;
+    const builds = [...new Set(Object.values(b.builtOn ?? {}).flat().filter((x) => !x.includes(': not built')))].map((x) => x.replace(/\bccache /g, ''));
+    const warned = b.newWarnings.length ? `${b.newWarnings.length} new warning${b.newWarnings.length > 1 ? 's' : ''}` : 'no new warnings';
+    const sizes = (b.sizes ?? []).map((z) => `${z.object}: ${costLine(z)}`);
+    return [`Built on its own (${builds.join('; ') || b.objects.join(', ')}; W=1): ${warned}.`, ...(sizes.length ? [`In the x86_64 gcc build, ${sizes.join('; ')}.`] : [])].join(' ');
+  },
   statement(r) {
     const built = r.patches.filter((p) => p.build.status === 'ok').length;
     if (!built) return undefined;
     const warnings = r.patches.reduce((n, p) => n + p.build.newWarnings.length, 0);
-    const others = (r.otherBuilds ?? []).map((o) => `, ${configLine(o.config)} with ${o.compiler}`).join('');
-    return `${built} of ${r.patches.length} patches built one by one (${r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`} with ${r.compiler}${others}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}`;
+    // A configuration once, with every compiler that built it ("... with gcc + sparse and with clang").
+    const byConfig = new Map<string, string[]>();
+    const add = (config: string, compiler: string) => byConfig.set(config, [...(byConfig.get(config) ?? []), compiler.replace(/\bccache /g, '')]);
+    add(r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`, r.compiler);
+    for (const o of r.otherBuilds ?? []) add(configLine(o.config), o.compiler);
+    const builds = [...byConfig].map(([config, compilers]) => `${config} with ${compilers.join(' and with ')}`).join(', ');
+    const sizes = r.patches.flatMap((p) => p.build.sizes ?? []);
+    const same = sizes.length > 0 && sizes.every((z) => z.before.total === z.after.total && z.before.text === z.after.text && !z.strings?.added.length && !z.strings?.removed.length);
+    const cost = !sizes.length ? '' : same ? `; each of the ${sizes.length} objects keeps its code and data sizes and its strings (x86_64 gcc)` : '; what each patch changes of its objects is below its ---';
+    return `${built} of ${r.patches.length} patches built one by one (${builds}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}${cost}`;
   },
 };
 
+
+/**
+ * What a patch changed of an object, in words a maintainer asking "is it purely cosmetic?" reads: its code and data
+ * bytes, and whether it holds the same strings ("text 5443 -> 5443 (+0), data 1212 -> 1212 (+0), the same strings").
+ */
+export function costLine(z: ObjectSize): string {
+  const part = (name: string, b: number, a: number) => `${name} ${b} -> ${a} (${signed(a - b)})`;
+  const parts = [part('text', z.before.text, z.after.text), ...(z.before.jumpTable || z.after.jumpTable ? [part('__jump_table', z.before.jumpTable, z.after.jumpTable)] : []), part('data', z.before.data, z.after.data)];
+  const s = z.strings;
+  const few = (list: string[]) => list.slice(0, 3).map((x) => JSON.stringify(x)).join(', ') + (list.length > 3 ? ` and ${list.length - 3} more` : '');
+  if (s) parts.push(s.added.length || s.removed.length ? [s.added.length ? `strings added: ${few(s.added)}` : '', s.removed.length ? `strings gone: ${few(s.removed)}` : ''].filter(Boolean).join(', ') : 'the same strings');
+  return parts.join(', ');
+}
 
 /**
  * The builds of a range's objects: x86-64 with gcc and sparse, and the bots' others (otherBuilds); a machine that a

@@ -5,7 +5,8 @@ import { NoChangeError, RecipeError } from '../../errors.js';
 import { cocciRequest, diffFiles, locateScript, type DiffFile, type LocatedScript } from '../../edits/cocci.js';
 import { hunkPlaces, withoutConstDiscards, withoutDeadHunks, wrapAdded } from '../../edits/hunks.js';
 import { byTree, groupFiles, type Group } from '../../subsystems/groups.js';
-import { batches, cite, rulesOf, saying } from '../../subsystems/profile.js';
+import { batches, cite, rulesOf, ruleSaying } from '../../subsystems/profile.js';
+import { SUMMARY_MAX } from '../../check/rules.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 
@@ -26,13 +27,14 @@ export const cocci: RecipeCode = {
     const { files, dead, discards } = await keptFiles(ctx, made, await constReturning(ctx, newCalls(made)));
     if (files.length === 0) throw new NoChangeError(`spatch ${given} changes only code inside #if 0 in ${where}`, 'the script matches no live code there; try another --path');
     const named = String(params.title);
-    const title = (of: DiffFile[]) => named || titleOf(script, newCalls(of));
+    // A subject within 75 columns (submitting-patches.rst): the helpers named only where they fit after the prefix.
+    const title = (of: DiffFile[], prefix = '') => named || titleOf(script, newCalls(of), SUMMARY_MAX - (prefix ? prefix.length + 2 : 0));
     // The header search and get_maintainer.pl runs are independent: side by side.
     const [needs, grouped] = await Promise.all([includesNeeded(ctx, files), groupFiles(ctx, files, { by: 'driver', ...(params.prefix ? { prefix: String(params.prefix) } : {}) })]);
     // Each tree's column limit (netdev's 80) on the lines spatch added, where C lets them break.
     const groups = grouped.map((g) => {
       const w = wrapped(g);
-      return { ...groupVars(w.group, title(g.files), needs), wrappedLines: w.count, columnLimit: w.max ?? 0 };
+      return { ...groupVars(w.group, title(g.files, g.prefix + g.named), needs), wrappedLines: w.count, columnLimit: w.max };
     });
     const medium = /^(medium|moderate|low)$/i.test(script.confidence ?? '');
     const name = script.inTree ? script.file : path.basename(script.file);
@@ -48,7 +50,7 @@ export const cocci: RecipeCode = {
       // A script of the user's goes into the messages: the maintainer cannot read it anywhere else.
       ownScript: script.inTree ? false : script.text.replace(/\s+$/, ''),
       optionLine: [...(script.virtuals.includes('patch') ? ['-D', 'patch'] : []), ...script.options, ...options].join(' '),
-      title: title(files),
+      title: title(files, commonPrefix(groups.map((g) => g.prefix))),
       where,
       ...treeVars(groups),
       suffix: '',
@@ -66,7 +68,7 @@ export const cocci: RecipeCode = {
       notices,
       trees: parts.map((p) => ({
         ...treeVars(p.groups),
-        title: title(p.groups.flatMap((g) => g.diffs)),
+        title: title(p.groups.flatMap((g) => g.diffs), commonPrefix(p.groups.map((g) => g.prefix))),
         coverPrefix: commonPrefix(p.groups.map((g) => g.prefix)),
         treeName: p.groups[0]!.route.tree,
         suffix: [p.groups[0]!.route.slug, p.count > 1 ? String(p.index) : ''].filter(Boolean).join('-'),
@@ -102,7 +104,7 @@ async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: bool
     if (gs.length === 0) continue;
     const rules = rulesOf(gs[0]!.route);
     const discouraged = rules?.cleanups;
-    const rule = discouraged ? `${saying(discouraged.source)} (${await cite(discouraged.source, ctx.readFile)})` : undefined;
+    const rule = discouraged ? await ruleSaying(rules!, discouraged.source, ctx.readFile) : undefined;
     if (rule && !force) {
       notices.push(`${gs[0]!.route.tree} is left out (${gs.length} patch${gs.length === 1 ? '' : 'es'}): ${rule}`);
       continue;
@@ -176,10 +178,12 @@ async function constReturning(ctx: RecipeContext, calls: string[]): Promise<Set<
   return out;
 }
 
-/** A group's diffs with the added lines over its tree's column limit wrapped, and how many were. */
-function wrapped(g: Group<DiffFile>): { group: Group<DiffFile>; count: number; max?: number } {
-  const max = rulesOf(g.route)?.columns?.max;
-  if (!max) return { group: g, count: 0 };
+/**
+ * A group's diffs with the added lines over its tree's column limit wrapped, and how many were: netdev's 80 (its
+ * bot's), else coding-style.rst's preferred 80 for every tree (a script's joined lines reach 110 in iwlegacy).
+ */
+function wrapped(g: Group<DiffFile>): { group: Group<DiffFile>; count: number; max: number } {
+  const max = rulesOf(g.route)?.columns?.max ?? CODING_STYLE_COLUMNS;
   const done = g.files.map((f) => ({ f, w: wrapAdded(f.text, max) }));
   return { group: { ...g, files: done.map(({ f, w }) => ({ ...f, text: w.text })) }, count: done.reduce((n, d) => n + d.w.wrapped, 0), max };
 }
@@ -266,6 +270,9 @@ export function includePlace(text: string, header: string): { anchor: string; po
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** "The preferred limit on the length of a single line is 80 columns." (Documentation/process/coding-style.rst) */
+const CODING_STYLE_COLUMNS = 80;
+
 /** Verbs a script's description starts with when it says what it changes ("Use kmemdup rather than ..."). */
 const IMPERATIVE = /^(Use|Remove|Drop|Replace|Convert|Correct|Compare|Simplify|Fix|Make sure|Avoid|Add)\b/;
 
@@ -273,15 +280,15 @@ const IMPERATIVE = /^(Use|Remove|Drop|Replace|Convert|Correct|Compare|Simplify|F
  * A subject's words from the script's description: its first sentence when it says what the script changes ("Remove
  * unneeded conversion to bool"), "Find places to use X" as "Use X"; else the helpers the files now call, up to three
  * ("Use max()"); else "Apply <script>". A script about using helpers names the ones these files now call ("Use
- * str_plural() and str_on_off()").
+ * str_plural() and str_on_off()") where they fit in `room` columns, else says its own words.
  */
-export function titleOf(script: Pick<LocatedScript, 'description' | 'file'>, calls: string[] = []): string {
+export function titleOf(script: Pick<LocatedScript, 'description' | 'file'>, calls: string[] = [], room = SUMMARY_MAX): string {
   const first = (script.description ?? '').split(/(?<=\.)\s/)[0]!.replace(/\.$/, '').trim();
   const found = /^Find (?:places|cases|code) (?:to|where) (\w.*)$/i.exec(first);
   const said = found ? found[1]![0]!.toUpperCase() + found[1]!.slice(1) : first;
   const use = calls.length > 0 && calls.length <= 3 ? `Use ${calls.map((c) => `${c}()`).join(calls.length === 2 ? ' and ' : ', ').replace(/, ([^,]+)$/, ' and $1')}` : undefined;
-  if (/^Use\b/.test(said) && use) return use;
-  if (IMPERATIVE.test(said) && said.length <= 60) return said;
+  if (/^Use\b/.test(said) && use && use.length <= room) return use;
+  if (IMPERATIVE.test(said) && said.length <= Math.min(60, room)) return said;
   return use ?? `Apply ${path.basename(script.file)}`;
 }
 
