@@ -40,6 +40,7 @@ export const cocci: RecipeCode = {
     const name = script.inTree ? script.file : path.basename(script.file);
     const { parts, notices } = await seriesParts(ctx, byTree(groups), params.force === true || params.rfc === true);
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
+    if (!params.why) notices.push(`the messages say what ${name} changes, not why it is better: say it with --set why="..." (kseries check adds what each patch costs below its ---)`);
     const guessed = groups.filter((g) => g.confirmPrefix && !orphaned(g)).map((g) => `${g.prefix}${g.prefixAlso ? ` or ${g.prefixAlso}` : ''} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
     if (guessed.length) notices.push(`the tree has no history to learn subject prefixes from; confirm ${guessed.length === 1 ? 'this one' : `these ${guessed.length}`} or give --set prefix=...: ${guessed.join(', ')}`);
     return {
@@ -47,6 +48,7 @@ export const cocci: RecipeCode = {
       scriptName: name,
       scriptStem: path.basename(script.file).replace(/\.cocci$/, '').replace(/[^A-Za-z0-9._-]+/g, '-'),
       description: script.description ?? false,
+      why: String(params.why ?? ''),
       // A script of the user's goes into the messages: the maintainer cannot read it anywhere else.
       ownScript: script.inTree ? false : script.text.replace(/\s+$/, ''),
       optionLine: [...(script.virtuals.includes('patch') ? ['-D', 'patch'] : []), ...script.options, ...options].join(' '),
@@ -194,6 +196,8 @@ function groupVars(g: Group<DiffFile>, title: string, needs: Map<string, Include
     includes,
     headers: [...new Set(includes.map((i) => i.header))].sort().map((header) => ({ header, files: includes.filter((i) => i.header === header).map((i) => i.file), calls: [...new Set(includes.filter((i) => i.header === header).flatMap((i) => i.calls))].sort().map((c) => `${c}()`) })),
     prefix: g.prefix,
+    // What the body calls the driver: its name, or the prefix's last word ("iwlegacy" of "wifi: iwlegacy").
+    driverName: g.driver?.name ?? g.prefix.split(/[:/ ]+/).pop()!,
     prefixSource: g.prefixSource,
     confirmPrefix: g.confirmPrefix,
     ...(g.prefixAlso ? { prefixAlso: g.prefixAlso } : {}),
