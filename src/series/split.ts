@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { FileChange } from '../edits/overlay.js';
-import { byTree, groupFiles, subjectPrefix, type Group, type GroupServices } from '../subsystems/groups.js';
+import { byTree, commonPrefix, groupFiles, othersLine, subjectPrefix, type Group, type GroupServices } from '../subsystems/groups.js';
 import { batches, rulesOf } from '../subsystems/profile.js';
 import { compileTemplate, wrapParagraphs, type TemplateVars } from '../templates/render.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
@@ -76,7 +76,7 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
       recipe: 'split',
       name: names[i]!,
       params: { range: opts.range ?? '--worktree', by: opts.by },
-      cover: { subject: title ? `${gs.length > 1 ? '' : `${gs[0]!.prefix}: `}${title}` : patches[0]!.subject, body: coverBody(change, gs, others) },
+      cover: { subject: title ? `${[commonPrefix(gs.map((g) => g.prefix)), title].filter(Boolean).join(': ')}` : patches[0]!.subject, body: coverBody(change, gs, others) },
       patches,
       ...(gs[0]!.route.tag ? { subjectTag: gs[0]!.route.tag } : {}),
     };
@@ -133,15 +133,7 @@ async function cut(services: GroupServices, files: FileChange[], by: SplitBy, pr
   const groups = await groupFiles(services, files, { by: 'driver', ...(prefix ? { prefix } : {}) });
   if (by === 'group') return groups;
   if (by === 'file') return groups.flatMap((g) => g.files.map((f) => ({ ...g, files: [f], prefix: g.files.length === 1 ? g.prefix : subjectPrefix(f.file) })));
-  return byTree(groups).map((gs) => ({ ...gs[0]!, files: gs.flatMap((g) => g.files), prefix: gs.length === 1 ? gs[0]!.prefix : commonPrefix(gs.map((g) => g.prefix)) }));
-}
-
-/** The part prefixes of a tree's groups share ("i2c" of "i2c: st" and "i2c: sprd"), else the first one's first word. */
-function commonPrefix(prefixes: string[]): string {
-  const parts = prefixes.map((p) => p.split(': '));
-  const common: string[] = [];
-  for (let i = 0; parts.every((p) => p[i] !== undefined && p[i] === parts[0]![i]); i++) common.push(parts[0]![i]!);
-  return common.join(': ') || parts[0]![0]!;
+  return byTree(groups).map((gs) => ({ ...gs[0]!, files: gs.flatMap((g) => g.files), prefix: gs.length === 1 ? gs[0]!.prefix : commonPrefix(gs.map((g) => g.prefix)) || gs[0]!.prefix.split(': ')[0]! }));
 }
 
 /** What a header's new lines define: macros, functions, structs, enums, typedefs. */
@@ -210,7 +202,9 @@ function needsLine(g: SplitGroup, series: SplitGroup[]): string {
 function coverBody(change: Change, groups: SplitGroup[], others: { treeName: string; series: string; patches: number; files: number }[]): string {
   const files = groups.reduce((n, g) => n + g.files.length, 0);
   const lines = [`${change.body ? `${change.body}\n\n` : ''}${wrapParagraphs(`These ${groups.length} patches are the part of the change for ${groups[0]!.route.tree || 'one tree'}: ${files} file${files === 1 ? '' : 's'}, one patch per group of maintainers.`, 72)}`];
-  if (others.length) lines.push('', 'The same change for other trees, each a series of its own:', ...others.map((o) => `  - ${o.treeName}: ${o.series} (${o.patches} patch${o.patches === 1 ? '' : 'es'}, ${o.files} file${o.files === 1 ? '' : 's'})`));
+  // A maintainer reads of the other trees' series, and needs no list of them (their names are in the JSON).
+  const line = othersLine([...new Set(others.map((o) => o.treeName))]);
+  if (line) lines.push('', line);
   return lines.join('\n');
 }
 

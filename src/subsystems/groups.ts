@@ -182,6 +182,27 @@ function distinctPrefixes<G extends { prefix: string; tree: string; namesDriver:
   });
 }
 
+/**
+ * What a series' patches' subject prefixes share, for its cover's subject: "wifi" of "wifi: ath11k" and "wifi:
+ * at76c50x", the whole prefix of a series of one driver; empty where they share nothing (gemini, r8169).
+ */
+export function commonPrefix(prefixes: string[]): string {
+  const parts = prefixes.map((p) => p.split(/:\s*/));
+  const shared: string[] = [];
+  for (let i = 0; parts.length && parts.every((p) => p[i] !== undefined && p[i] === parts[0]![i]); i++) shared.push(parts[0]![i]!);
+  return shared.join(': ');
+}
+
+/**
+ * The cover's one line on the other trees the script's changes went to (a maintainer reads of them, does not need
+ * them listed): their names where they fit a line of 72, else how many; false without any.
+ */
+export function othersLine(trees: string[]): string | false {
+  if (!trees.length) return false;
+  const named = `Other trees get series of their own: ${trees.join(', ')}.`;
+  return named.length <= 72 ? named : `${trees.length} other trees get series of their own.`;
+}
+
 /** The groups by the tree that applies them (and `key`), in the order their first group comes: one series each. */
 export function byTree<G extends { route: Route }>(groups: G[], key: (g: G) => string = () => ''): G[][] {
   const trees = new Map<string, G[]>();

@@ -1,6 +1,6 @@
 // kseries split on the real 6.12 tree: one commit of ours touching files of three maintainer trees becomes three
 // series, each checkpatch clean, emitted as mails that git am applies to the series' tree; the commit's own message
-// goes into each patch, and each cover letter names the other trees' series.
+// goes into each patch, and each cover letter names the other trees in one line.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

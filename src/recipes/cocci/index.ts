@@ -4,11 +4,13 @@ import path from 'node:path';
 import { NoChangeError, RecipeError } from '../../errors.js';
 import { cocciRequest, diffFiles, locateScript, type DiffFile, type LocatedScript } from '../../edits/cocci.js';
 import { hunkPlaces, withoutConstDiscards, withoutDeadHunks, wrapAdded } from '../../edits/hunks.js';
-import { byTree, groupFiles, type Group } from '../../subsystems/groups.js';
+import { byTree, commonPrefix, groupFiles, othersLine, type Group } from '../../subsystems/groups.js';
 import { batches, cite, rulesOf, ruleSaying } from '../../subsystems/profile.js';
 import { SUMMARY_MAX } from '../../check/rules.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
+
+export { commonPrefix, othersLine } from '../../subsystems/groups.js';
 
 export const cocci: RecipeCode = {
   id: 'cocci',
@@ -116,27 +118,6 @@ async function seriesParts(ctx: RecipeContext, trees: GroupVars[][], force: bool
     if (cut.length > 1) notices.push(`${gs[0]!.route.tree}: ${gs.length} patches are over its limit of ${rules!.seriesLimit!.max} (${await cite(rules!.seriesLimit!.source, ctx.readFile)}): ${cut.length} series to post one after another`);
   }
   return { parts, notices };
-}
-
-/**
- * What a series' patches' subject prefixes share, for its cover's subject: "wifi" of "wifi: ath11k" and "wifi:
- * at76c50x", the whole prefix of a series of one driver; empty where they share nothing (gemini, r8169).
- */
-export function commonPrefix(prefixes: string[]): string {
-  const parts = prefixes.map((p) => p.split(/:\s*/));
-  const shared: string[] = [];
-  for (let i = 0; parts.length && parts.every((p) => p[i] !== undefined && p[i] === parts[0]![i]); i++) shared.push(parts[0]![i]!);
-  return shared.join(': ');
-}
-
-/**
- * The cover's one line on the other trees the script's changes went to (a maintainer reads of them, does not need
- * them listed): their names where they fit a line of 72, else how many; false without any.
- */
-export function othersLine(trees: string[]): string | false {
-  if (!trees.length) return false;
-  const named = `Other trees get series of their own: ${trees.join(', ')}.`;
-  return named.length <= 72 ? named : `${trees.length} other trees get series of their own.`;
 }
 
 /** A clean-up of a driver whose entry says `S: Orphan` has no maintainer to take it: named, not sent. */
