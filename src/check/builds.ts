@@ -14,6 +14,9 @@ import { codeDigest, keptResult } from '../kept.js';
 import { onPath } from '../tools/which.js';
 import type { ObjectCode } from '../object-code/parse.js';
 import { elfSections } from '../object-code/elf.js';
+
+const SHF_EXECINSTR = 0x4;
+const SHT_NOBITS = 8;
 import { mergedStrings, sectionTotals, stringChanges, type SectionTotals } from '../object-code/sizes.js';
 import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
@@ -392,7 +395,7 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
       if (!r.ok || r.build !== build) continue;
       const was = facts.get(o);
       const now = factsOf(objectFile(o));
-      if (was && now) (report.sizes ??= []).push({ object: o, before: was.totals, after: now.totals, strings: stringChanges(was.strings, now.strings) });
+      if (was && now) (report.sizes ??= []).push({ object: o, before: was.totals, after: now.totals, strings: stringChanges(was.strings, now.strings), sameCode: was.code === now.code });
       facts.set(o, now);
       if (!proved.has(o)) continue;
       const compiled = await readObjectCode(objectFile(o), { contents });
@@ -413,6 +416,8 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
 interface ObjectFacts {
   totals: SectionTotals;
   strings: string[];
+  /** A digest of its executable sections' bytes (RELA relocations keep their targets out of them). */
+  code: string;
 }
 
 /** An object's allocated bytes and strings, from its ELF headers; undefined for a file that is no x86-64 object. */
@@ -420,7 +425,9 @@ function factsOf(file: string): ObjectFacts | undefined {
   try {
     const image = fs.readFileSync(file);
     const sections = elfSections(file, image);
-    return { totals: sectionTotals({ sections })!, strings: mergedStrings(image, sections) };
+    const code = createHash('sha1');
+    for (const x of sections) if (x.flags & SHF_EXECINSTR && x.type !== SHT_NOBITS) code.update(image.subarray(x.offset, x.offset + x.size));
+    return { totals: sectionTotals({ sections })!, strings: mergedStrings(image, sections), code: code.digest('hex') };
   } catch {
     return undefined;
   }

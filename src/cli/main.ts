@@ -248,24 +248,31 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         }),
       ),
     )
-    .command('kprobe <action>', 'kprobes: may a post_handler probe move to the next instruction (analyze)', (y: Argv) =>
+    .command('kprobe <action> [dir]', 'kprobes: may a post_handler probe move to the next instruction (analyze); the census of a folder of objects or modules (census)', (y: Argv) =>
       y
-        .positional('action', { choices: ['analyze'] as const, demandOption: true })
-        .option('object', { type: 'string', demandOption: true, coerce: checks.text('--object'), describe: 'an object file, or a tree-relative object (mm/slub.o) built from HEAD' })
+        .positional('action', { choices: ['analyze', 'census'] as const, demandOption: true })
+        .positional('dir', { type: 'string', describe: 'census: a build folder, or a folder of modules (.ko, .ko.xz, .ko.zst)' })
+        .option('object', { type: 'string', coerce: checks.text('--object'), describe: 'analyze: an object file, or a tree-relative object (mm/slub.o) built from HEAD' })
         .option('site', { type: 'string', coerce: asList, describe: 'SYMBOL+OFFSET, offset decimal or 0x hex (repeat)' })
         .option('all', { type: 'string', coerce: asList, describe: 'every instruction of this function (repeat; --all "" for every function)' })
         .option('config', opt.config('config that builds a tree-relative object'))
         .example('$0 kprobe analyze --object kernel/sched/fair.o --site update_curr+0x1a', 'one site: safe or unsafe, with every reason')
         .example('$0 kprobe analyze --object mm/slub.o --all kmem_cache_free --json', 'every instruction of a function')
-        .example('$0 kprobe analyze --object ./foo.o --all ""', 'every instruction of every function'),
-      run(async (g, a) =>
-        (await import('../commands/kprobe.js')).kprobeAnalyze(io, g, {
+        .example('$0 kprobe analyze --object ./foo.o --all ""', 'every instruction of every function')
+        .example('$0 kprobe census ./lib/modules/6.1.0-57-cloud-amd64/kernel', "a distribution's modules: .cold parts, and the sites the .cold fix newly refuses"),
+      run(async (g, a) => {
+        if (a.action === 'census') {
+          if (!a.dir) throw new UsageError('kprobe census needs a folder', 'e.g. kseries kprobe census ./lib/modules/<release>/kernel');
+          return (await import('../commands/kprobe-census.js')).kprobeCensusCommand(io, g, { dir: a.dir });
+        }
+        if (!a.object) throw new UsageError('kprobe analyze needs --object', 'e.g. kseries kprobe analyze --object kernel/sched/fair.o --all update_curr');
+        return (await import('../commands/kprobe.js')).kprobeAnalyze(io, g, {
           object: a.object,
           sites: a.site ?? [],
           all: a.all ?? [],
           config: a.config,
-        }),
-      ),
+        });
+      }),
     )
     .command('review [mailbox]', 'review a received series: apply it, check every patch, write a report and reply mails', (y: Argv) =>
       y

@@ -54,6 +54,9 @@ interface FunctionFacts {
 }
 
 /** Everything of one object that a site's verdict needs, indexed once: then each site is a few lookups. */
+/** Why the .cold fix refuses a site (ObjectAnalysis.coldRefusal). */
+export type ColdRefusal = 'jump' | 'indirect' | 'unfound';
+
 export class ObjectAnalysis {
   private readonly sections = new Map<string, CodeSection>();
   /** Per code section and address: what reaches it other than falling through from the instruction before. */
@@ -288,17 +291,26 @@ export class ObjectAnalysis {
    * cannot find (none of that name here, or only one in init text, freed after boot) is refused as well.
    */
   coldRefuses(fn: ObjSymbol, offset: number): boolean {
+    return this.coldRefusal(fn, offset) !== undefined;
+  }
+
+  /**
+   * Why the .cold fix refuses `fn+offset` (coldRefuses): `jump`, the other part jumps strictly into the JMP32's bytes
+   * (the crash the fix prevents); `indirect`, the other part holds an indirect jump or an exception table entry;
+   * `unfound`, the fix fails closed (a .cold part whose function is not here, or only in init text).
+   */
+  coldRefusal(fn: ObjSymbol, offset: number): ColdRefusal | undefined {
     const cold = COLD_SUFFIX.test(fn.name);
     const others = this.otherParts(fn).filter((o) => !INIT_TEXT.test(o.section));
     const s = this.sections.get(fn.section);
-    if ((!others.length && !cold) || !s) return false;
+    if ((!others.length && !cold) || !s) return undefined;
     const n = instructionIndexAt(s.insns, fn.value + offset);
     const at = fn.value + offset;
-    if (s.insns[n]?.address !== at) return false;
+    if (s.insns[n]?.address !== at) return undefined;
     const f = this.facts.get(fn)!;
-    if (f.refused || f.undecoded || f.anyIndirectJump || f.anyExTable || fn.value + fn.size - at < JMP32_SIZE) return false;
+    if (f.refused || f.undecoded || f.anyIndirectJump || f.anyExTable || fn.value + fn.size - at < JMP32_SIZE) return undefined;
     for (let k = n; k < s.insns.length && s.insns[k]!.address < at + JMP32_SIZE; k++) {
-      if (s.transfer[k] || NOT_BOOSTABLE.test(opcodeOf(s.insns[k]!).mnemonic)) return false;
+      if (s.transfer[k] || NOT_BOOSTABLE.test(opcodeOf(s.insns[k]!).mnemonic)) return undefined;
     }
     const same = (a: ObjSymbol, b: ObjSymbol | undefined) => !!b && a.section === b.section && a.value === b.value;
     const into = (from: (g: ObjSymbol | undefined) => boolean) => {
@@ -307,10 +319,10 @@ export class ObjectAnalysis {
       }
       return false;
     };
-    if (into((g) => same(fn, g))) return false;
-    if (!others.length) return true;
-    if (others.some((o) => this.facts.get(o)?.anyIndirectJump || this.facts.get(o)?.anyExTable)) return true;
-    return into((g) => others.some((o) => same(o, g)));
+    if (into((g) => same(fn, g))) return undefined;
+    if (!others.length) return 'unfound';
+    if (others.some((o) => this.facts.get(o)?.anyIndirectJump || this.facts.get(o)?.anyExTable)) return 'indirect';
+    return into((g) => others.some((o) => same(o, g))) ? 'jump' : undefined;
   }
 
   /** The other parts of `fn`'s function in this object: <fn>.cold[.N] for <fn>, and <fn> for <fn>.cold[.N]. */

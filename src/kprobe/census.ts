@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { archiveMembers, readObjectCode } from '../tools/binutils.js';
-import { COLD_SUFFIX, ObjectAnalysis } from './analyze.js';
+import { COLD_SUFFIX, ObjectAnalysis, type ColdRefusal } from './analyze.js';
 import { primaryReason, type ReasonKind } from './verdict.js';
 
 export interface Census {
@@ -16,7 +16,9 @@ export interface Census {
   coldWritten: number;
   /** Sites whose optimization the .cold fix newly refuses (ObjectAnalysis.coldRefuses, a model of can_optimize()). */
   coldRefused: number;
-  /** The first of them, as object: symbol+offset `instruction`. */
+  /** Of coldRefused, by why (ObjectAnalysis.coldRefusal): `jump` are the sites a .cold part jumps into, the crash. */
+  coldRefusedBy?: Partial<Record<ColdRefusal, number>>;
+  /** The first of them, as object: symbol+offset `instruction`, one the other part jumps into where there is one. */
   coldExample?: string;
   sites: number;
   /** Sites where the object code proves the probe may move (the analyzer's `safe`). */
@@ -59,9 +61,13 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
         }
         for (const site of analysis.sitesOf(fn)) {
           c.sites++;
-          if (analysis.coldRefuses(fn, site.offset)) {
+          const refusal = analysis.coldRefusal(fn, site.offset);
+          if (refusal) {
             c.coldRefused++;
-            c.coldExample ??= `${object}: ${site.symbol}+0x${site.offset.toString(16)} \`${site.insn}\``;
+            const by = (c.coldRefusedBy ??= {});
+            by[refusal] = (by[refusal] ?? 0) + 1;
+            if (refusal === 'jump' && by.jump === 1) c.coldExample = undefined;
+            if (refusal === 'jump' || !by.jump) c.coldExample ??= `${object}: ${site.symbol}+0x${site.offset.toString(16)} \`${site.insn}\``;
           }
           const reason = primaryReason(site);
           if (site.verdict === 'safe') c.move++;
@@ -83,4 +89,15 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
   await Promise.all(Array.from({ length: Math.max(1, os.cpus().length) }, worker));
   c.seconds = Math.round((Date.now() - started) / 100) / 10;
   return c;
+}
+
+/** The census as a report says it, a line each: the instructions, the .cold parts, the fix's refusals, the moves. */
+export function censusLines(c: Census, of: string): string[] {
+  const out = [`census of ${of}: ${c.sites} instructions in ${c.functions} functions (${c.coldParts} of them .cold parts, ${c.coldWritten ?? 0} written in assembly) of ${c.objects} objects (${c.seconds} s):`];
+  const by = c.coldRefusedBy ?? {};
+  const why = [by.jump ? `${by.jump} a .cold part jumps into` : '', by.indirect ? `${by.indirect} beside a part with an indirect jump` : '', by.unfound ? `${by.unfound} in a .cold part whose function it cannot find (fails closed)` : ''].filter(Boolean).join(', ');
+  if (c.coldRefused) out.push(`  the .cold fix newly refuses ${c.coldRefused}${why ? ` (${why})` : ''}; the first${by.jump ? ' jumped into' : ''}: ${c.coldExample}`);
+  out.push(`  a post_handler probe may move on ${c.move}, stays on ${c.stay}: ${Object.entries(c.stayBy).sort((a, b) => b[1]! - a[1]!).map(([r, n]) => `${r} ${n}`).join(', ')}`);
+  out.push(`  the kprobe-post series' x86 rule moves ${c.x86.move}; of those the object code keeps ${c.x86.disagree}: ${Object.entries(c.x86.disagreeBy).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
+  return out;
 }

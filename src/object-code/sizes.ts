@@ -41,6 +41,8 @@ export interface ObjectSize {
    * removes; both empty when the object holds the same strings (a clean-up that prints what it printed).
    */
   strings?: { added: string[]; removed: string[] };
+  /** Its executable sections hold the same bytes before and after (relocations aside). */
+  sameCode?: boolean;
 }
 
 /** The strings of an object's mergeable string sections (SHF_MERGE | SHF_STRINGS), each once, sorted. */

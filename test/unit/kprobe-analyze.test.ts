@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzeObject } from '../../src/commands/kprobe.js';
 import type { ObjectAnalysis } from '../../src/kprobe/analyze.js';
 import { parseSite, type ReasonKind } from '../../src/kprobe/verdict.js';
-import { cli } from '../helpers/cli.js';
+import { cli, expectOneLineError } from '../helpers/cli.js';
 
 const fixtures = path.join(import.meta.dirname, '../fixtures/kprobe');
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-kprobe-'));
@@ -110,6 +110,7 @@ describe('kprobe analyze: one rule per case', () => {
     const fn = (name: string) => t.functions().find((f) => f.name === name)!;
     // t_cold: mov (0), add (3: the .cold part jumps back here), test (7), jnz t_cold.cold (10), ret.
     expect([0, 3, 7].map((o) => t.coldRefuses(fn('t_cold'), o))).toEqual([true, false, false]);
+    expect(t.coldRefusal(fn('t_cold'), 0)).toBe('jump');
     // In the .cold part the JMP32 would cover its own jmp; a function without a .cold part is never refused so.
     expect(t.coldRefuses(fn('t_cold.cold'), 0)).toBe(false);
     expect(t.coldRefuses(fn('t_loop'), 0)).toBe(false);
@@ -123,6 +124,8 @@ describe('kprobe analyze: one rule per case', () => {
     // No function of its name; its only function in init text, freed after boot: refused wherever it would be optimized.
     expect([0, 3].map((o) => t.coldRefuses(fn('t_orphan.cold'), o))).toEqual([true, true]);
     expect(t.coldRefuses(fn('t_init.cold'), 0)).toBe(true);
+    // The census tells the crash sites (a part jumps into the JMP32) from the refusals that fail closed.
+    expect([t.coldRefusal(fn('t_oneway.cold'), 0), t.coldRefusal(fn('t_orphan.cold'), 0), t.coldRefusal(fn('t_init.cold'), 0)]).toEqual(['jump', 'unfound', 'unfound']);
     // The function of a .cold part is refused only for what the part does, never for the part being hard to find.
     expect(t.coldRefuses(fn('t_oneway'), 0)).toBe(false);
   });
@@ -192,5 +195,39 @@ describe('kseries kprobe analyze (CLI)', () => {
       expect(r.code, r.err).toBe(2);
       expect(r.err).not.toMatch(/\n\s+at /);
     }
+  });
+});
+
+describe('kprobe census of a folder of objects and modules', () => {
+  it('reads plain and compressed objects alike and tells the .cold crash sites from the refusals that fail closed', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-census-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'net'));
+      fs.copyFileSync(file('targets'), path.join(dir, 'targets.ko'));
+      // As a distribution ships modules (Debian 6.12: .ko.xz; gzip here, which every Debian has).
+      fs.writeFileSync(path.join(dir, 'net', 'compiled.ko.gz'), execFileSync('gzip', ['-c', file('compiled')]));
+      fs.writeFileSync(path.join(dir, 'compiled.mod.o'), '');
+      const r = await cli(['kprobe', 'census', dir, '--json']);
+      expect(r.code, r.err).toBe(0);
+      const { census } = JSON.parse(r.out) as { census: { objects: number; coldParts: number; coldRefusedBy: Record<string, number>; coldExample: string } };
+      expect(census.objects).toBe(2);
+      expect(census.coldParts).toBeGreaterThanOrEqual(4);
+      // t_cold and t_oneway.cold are jumped into; t_orphan.cold and t_init.cold fail closed.
+      expect(census.coldRefusedBy.jump).toBeGreaterThanOrEqual(2);
+      expect(census.coldRefusedBy.unfound).toBeGreaterThanOrEqual(2);
+      expect(census.coldExample).toMatch(/^targets\.ko: t_\w+(\.cold)?\+0x[0-9a-f]+ `/);
+      const text = await cli(['kprobe', 'census', dir]);
+      expect(text.out).toMatch(/the \.cold fix newly refuses \d+ \(\d+ a \.cold part jumps into, .*\d+ in a \.cold part whose function it cannot find \(fails closed\)\); the first jumped into: targets\.ko: /);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a folder that is not there, or holds no object, is one line and exit 2', async () => {
+    expectOneLineError(await cli(['kprobe', 'census', path.join(out, 'none')]), /none: no such folder/);
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-census-'));
+    expectOneLineError(await cli(['kprobe', 'census', empty]), /no \.o, \.ko or compressed \.ko files in it/);
+    expectOneLineError(await cli(['kprobe', 'census']), /kprobe census needs a folder/);
+    fs.rmSync(empty, { recursive: true });
   });
 });

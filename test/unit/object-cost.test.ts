@@ -16,5 +16,6 @@ test("an object's strings are those of its mergeable string sections, each once;
 test('the cost line says the sizes and whether the strings are the same', () => {
   const t = (text: number, data: number) => ({ text, data, jumpTable: 0, total: text + data });
   expect(costLine({ object: 'a.o', before: t(100, 20), after: t(100, 20), strings: { added: [], removed: [] } })).toBe('text 100 -> 100 (0), data 20 -> 20 (0), the same strings');
+  expect(costLine({ object: 'a.o', before: t(100, 20), after: t(100, 20), strings: { added: [], removed: [] }, sameCode: true })).toBe('text 100 -> 100 (0), data 20 -> 20 (0), the same code bytes, the same strings');
   expect(costLine({ object: 'a.o', before: t(100, 20), after: t(96, 24), strings: { added: ['on'], removed: [] } })).toBe('text 100 -> 96 (-4), data 20 -> 24 (+4), strings added: "on"');
 });

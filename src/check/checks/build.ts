@@ -84,7 +84,8 @@ export const buildCheck: PatchCheck<'build'> = {
     const builds = [...byConfig].map(([config, compilers]) => `${config} with ${compilers.join(' and with ')}`).join(', ');
     const sizes = r.patches.flatMap((p) => p.build.sizes ?? []);
     const same = sizes.length > 0 && sizes.every((z) => z.before.total === z.after.total && z.before.text === z.after.text && !z.strings?.added.length && !z.strings?.removed.length);
-    const cost = !sizes.length ? '' : same ? `; each of the ${sizes.length} objects keeps its code and data sizes and its strings (x86_64 gcc)` : '; what each patch changes of its objects is below its ---';
+    const code = sizes.length > 0 && sizes.every((z) => z.sameCode);
+    const cost = !sizes.length ? '' : same ? `; each of the ${sizes.length} objects keeps its sizes, its strings${code ? ' and its code bytes' : ''} (x86_64 gcc)` : '; what each patch changes of its objects is below its ---';
     return `${built} of ${r.patches.length} patches built one by one (${builds}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}${cost}`;
   },
 };
@@ -97,6 +98,7 @@ export const buildCheck: PatchCheck<'build'> = {
 export function costLine(z: ObjectSize): string {
   const part = (name: string, b: number, a: number) => `${name} ${b} -> ${a} (${signed(a - b)})`;
   const parts = [part('text', z.before.text, z.after.text), ...(z.before.jumpTable || z.after.jumpTable ? [part('__jump_table', z.before.jumpTable, z.after.jumpTable)] : []), part('data', z.before.data, z.after.data)];
+  if (z.sameCode) parts.push('the same code bytes');
   const s = z.strings;
   const few = (list: string[]) => list.slice(0, 3).map((x) => JSON.stringify(x)).join(', ') + (list.length > 3 ? ` and ${list.length - 3} more` : '');
   if (s) parts.push(s.added.length || s.removed.length ? [s.added.length ? `strings added: ${few(s.added)}` : '', s.removed.length ? `strings gone: ${few(s.removed)}` : ''].filter(Boolean).join(', ') : 'the same strings');

@@ -1,4 +1,5 @@
 // KUnit on the base and on the series, when the recipe or --kunit asks for it: a series check.
+import { censusLines } from '../../kprobe/census.js';
 import { buildKunitKernel, KUNIT_KERNEL, kunitKernelDir } from '../../boot/kunit.js';
 import { kunitEvidence, type KunitReport } from '../kunit.js';
 import type { SeriesCheck } from '../plugins.js';
@@ -51,12 +52,6 @@ function formatKunit(k: KunitReport): string[] {
   if (k.base.leftOut?.length) out.push(`  left out of the base's kunitconfig, no Kconfig of the base defines them: ${k.base.leftOut.join(' ')}`);
   for (const p of k.problems) out.push(`  error: ${p}`);
   for (const l of [...(k.base.log ?? []), ...(k.series.log ?? []), ...(k.without?.run?.log ?? [])].slice(-10)) out.push(`    | ${l}`);
-  const c = k.census;
-  if (c) {
-    out.push(`  census of the series' test kernel: ${c.sites} instructions in ${c.functions} functions (${c.coldParts} of them .cold parts, ${c.coldWritten ?? 0} written in assembly) of ${c.objects} objects (${c.seconds} s):`);
-    if (c.coldRefused) out.push(`    the .cold fix newly refuses ${c.coldRefused}; the first: ${c.coldExample}`);
-    out.push(`    a post_handler probe may move on ${c.move}, stays on ${c.stay}: ${Object.entries(c.stayBy).sort((a, b) => b[1]! - a[1]!).map(([r, n]) => `${r} ${n}`).join(', ')}`);
-    out.push(`    the series' x86 rule moves ${c.x86.move}; of those the object code keeps ${c.x86.disagree}: ${Object.entries(c.x86.disagreeBy).map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
-  }
+  if (k.census) out.push(...censusLines(k.census, "the series' test kernel").map((l) => `  ${l}`));
   return out;
 }
