@@ -158,6 +158,8 @@ function kunitVars(k: KunitReport): TemplateVars {
           coldParts: c.coldParts,
           compiledColdParts: c.coldParts - (c.coldWritten ?? 0),
           coldRefused: c.coldRefused,
+          // Those a .cold part jumps into: where an optimized probe crashes the kernel once that part runs.
+          coldJumpedInto: c.coldRefusedBy?.jump ?? 0,
           coldExample: c.coldExample ?? '',
           // What the figures depend on, said beside them: a kernel without modules, BUG() or -O2 has other sites.
           conditions: (k.series.settings ?? []).filter((x) => ['CONFIG_MODULES', 'CONFIG_BUG', 'CONFIG_CC_OPTIMIZE_FOR_SIZE'].includes(x.name)),

@@ -18,4 +18,5 @@ test('the cost line says the sizes and whether the strings are the same', () => 
   expect(costLine({ object: 'a.o', before: t(100, 20), after: t(100, 20), strings: { added: [], removed: [] } })).toBe('text 100 -> 100 (0), data 20 -> 20 (0), the same strings');
   expect(costLine({ object: 'a.o', before: t(100, 20), after: t(100, 20), strings: { added: [], removed: [] }, sameCode: true })).toBe('text 100 -> 100 (0), data 20 -> 20 (0), the same code bytes, the same strings');
   expect(costLine({ object: 'a.o', before: t(100, 20), after: t(96, 24), strings: { added: ['on'], removed: [] } })).toBe('text 100 -> 96 (-4), data 20 -> 24 (+4), strings added: "on"');
+  expect(costLine({ object: 'debug.o', before: t(0, 32), after: t(0, 32), strings: { added: [], removed: [] }, sameCode: true })).toMatch(/^no code in this configuration/);
 });

@@ -82,11 +82,14 @@ export const buildCheck: PatchCheck<'build'> = {
     add(r.configAsBuilt ? configLine(r.configAsBuilt) : `x86_64 ${r.config}`, r.compiler);
     for (const o of r.otherBuilds ?? []) add(configLine(o.config), o.compiler);
     const builds = [...byConfig].map(([config, compilers]) => `${config} with ${compilers.join(' and with ')}`).join(', ');
-    const sizes = r.patches.flatMap((p) => p.build.sizes ?? []);
+    const all = r.patches.flatMap((p) => p.build.sizes ?? []);
+    const sizes = all.filter((z) => z.before.text || z.after.text);
+    const empty = all.filter((z) => !z.before.text && !z.after.text).map((z) => z.object);
     const same = sizes.length > 0 && sizes.every((z) => z.before.total === z.after.total && z.before.text === z.after.text && !z.strings?.added.length && !z.strings?.removed.length);
     const code = sizes.length > 0 && sizes.every((z) => z.sameCode);
     const cost = !sizes.length ? '' : same ? `; each of the ${sizes.length} objects keeps its sizes, its strings${code ? ' and its code bytes' : ''} (x86_64 gcc)` : '; what each patch changes of its objects is below its ---';
-    return `${built} of ${r.patches.length} patches built one by one (${builds}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}${cost}`;
+    const none = empty.length ? `; ${empty.join(', ')} ha${empty.length === 1 ? 's' : 've'} no code in this configuration` : '';
+    return `${built} of ${r.patches.length} patches built one by one (${builds}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}${cost}${none}`;
   },
 };
 
@@ -96,6 +99,8 @@ export const buildCheck: PatchCheck<'build'> = {
  * bytes, and whether it holds the same strings ("text 5443 -> 5443 (+0), data 1212 -> 1212 (+0), the same strings").
  */
 export function costLine(z: ObjectSize): string {
+  // rtw88's debug.o without CONFIG_RTW88_DEBUGFS: built, and nothing in it (issue 45 builds what such #ifs hide).
+  if (z.before.text === 0 && z.after.text === 0) return 'no code in this configuration, so the changed functions are not compiled';
   const part = (name: string, b: number, a: number) => `${name} ${b} -> ${a} (${signed(a - b)})`;
   const parts = [part('text', z.before.text, z.after.text), ...(z.before.jumpTable || z.after.jumpTable ? [part('__jump_table', z.before.jumpTable, z.after.jumpTable)] : []), part('data', z.before.data, z.after.data)];
   if (z.sameCode) parts.push('the same code bytes');
