@@ -19,7 +19,11 @@ beforeAll(async () => {
   for (const name of ['transfers', 'targets', 'kernel-tables']) execFileSync('gcc', ['-c', '-o', file(name), path.join(fixtures, `${name}.S`)]);
   // As the kernel compiles (no PIC, kernel code model), but with jump tables and hot/cold splitting on.
   execFileSync('gcc', ['-c', '-O2', '-fno-pic', '-mcmodel=kernel', '-mno-red-zone', '-fjump-tables', '-freorder-blocks-and-partition', '-o', file('compiled'), path.join(fixtures, 'compiled.c')]);
-  for (const name of ['transfers', 'targets', 'kernel-tables', 'compiled']) objects[name] = await analyzeObject(file(name), `${name}.o`);
+  // Two copies of one static function linked into one object, as a module holds them; one has the .cold part.
+  execFileSync('gcc', ['-c', '-DTWIN_COLD', '-o', file('twin-a'), path.join(fixtures, 'twin.S')]);
+  execFileSync('gcc', ['-c', '-o', file('twin-b'), path.join(fixtures, 'twin.S')]);
+  execFileSync('ld', ['-r', '-o', file('twins'), file('twin-b'), file('twin-a')]);
+  for (const name of ['transfers', 'targets', 'kernel-tables', 'compiled', 'twins']) objects[name] = await analyzeObject(file(name), `${name}.o`);
 });
 
 /** [object, site, verdict, kinds]: every reason kind of the site, exactly. */
@@ -128,6 +132,15 @@ describe('kprobe analyze: one rule per case', () => {
     expect([t.coldRefusal(fn('t_oneway.cold'), 0), t.coldRefusal(fn('t_orphan.cold'), 0), t.coldRefusal(fn('t_init.cold'), 0)]).toEqual(['jump', 'unfound', 'unfound']);
     // The function of a .cold part is refused only for what the part does, never for the part being hard to find.
     expect(t.coldRefuses(fn('t_oneway'), 0)).toBe(false);
+  });
+
+  it("the .cold fix's model with two functions of one name in a module: only the copy the .cold part jumps into is refused", () => {
+    const t = objects.twins!;
+    const twins = t.functions().filter((f) => f.name === 't_twin');
+    expect(twins).toHaveLength(2);
+    // twin-b is linked first: the copy with the .cold part is the second of the name.
+    expect(twins.map((f) => t.coldRefusal(f, 0))).toEqual([undefined, 'jump']);
+    expect(t.coldRefusal(t.functions().find((f) => f.name === 't_twin.cold')!, 0)).toBeUndefined();
   });
 
   it('says why in words: the instruction, the branch and where it comes from', () => {
