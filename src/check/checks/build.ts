@@ -87,7 +87,7 @@ export const buildCheck: PatchCheck<'build'> = {
     const empty = all.filter((z) => !z.before.text && !z.after.text).map((z) => z.object);
     const same = sizes.length > 0 && sizes.every((z) => z.before.total === z.after.total && z.before.text === z.after.text && !z.strings?.added.length && !z.strings?.removed.length);
     const code = sizes.length > 0 && sizes.every((z) => z.sameCode);
-    const cost = !sizes.length ? '' : same ? `; each of the ${sizes.length} objects keeps its sizes, its strings${code ? ' and its code bytes' : ''} (x86_64 gcc)` : '; what each patch changes of its objects is below its ---';
+    const cost = !sizes.length ? '' : same ? `; each of the ${sizes.length} objects keeps its sizes${code ? ', its strings and its code bytes' : ' and its strings'} (x86_64 gcc)` : '; what each patch changes of its objects is below its ---';
     const none = empty.length ? `; ${empty.join(', ')} ha${empty.length === 1 ? 's' : 've'} no code in this configuration` : '';
     return `${built} of ${r.patches.length} patches built one by one (${builds}; W=1) with ${warnings === 0 ? 'no new warnings' : `${warnings} new warnings`}${cost}${none}`;
   },

@@ -72,6 +72,8 @@ export const cocci: RecipeCode = {
       notices,
       trees: parts.map((p) => ({
         ...treeVars(p.groups),
+        // The paths asked for that hold this series' files: its cover names no other tree's folders.
+        where: paths.filter((x) => p.groups.some((g) => g.files.some((f) => f.file === x || f.file.startsWith(`${x.replace(/\/$/, '')}/`)))).join(', ') || where,
         title: title(p.groups.flatMap((g) => g.diffs), commonPrefix(p.groups.map((g) => g.prefix))),
         coverPrefix: commonPrefix(p.groups.map((g) => g.prefix)),
         treeName: p.groups[0]!.route.tree,
