@@ -276,7 +276,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     )
     .command('review [mailbox]', 'review a received series: apply it, check every patch, write a report and reply mails', (y: Argv) =>
       y
-        .positional('mailbox', { type: 'string', describe: 'an mbox (mboxo/mboxrd), a Maildir, a folder of .patch files, or - for stdin' })
+        .positional('mailbox', { type: 'string', describe: 'an mbox (mboxo/mboxrd), a Maildir, a folder of .patch files, or - for stdin; with --inbox, the Message-Id of a message of the series' })
+        .option('inbox', { type: 'string', coerce: asList, describe: "a list archive (public-inbox v2: a git clone --mirror of lore's <list>/0, or a folder of N.git epochs; repeat): review the thread of the Message-Id given" })
         .option('base', { type: 'string', coerce: checks.text('--base'), describe: "base when the series names no base-commit this tree has (default: the tree's HEAD, with a warning)" })
         .option('v', opt.version('review this version of the series when the mailbox holds several (default: the newest)'))
         .option('copy', { type: 'string', coerce: checks.copy, describe: 'of a version sent more than once, review this copy: 1 the oldest (default: the newest)' })
@@ -292,13 +293,15 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'reviewer "Name <email>" of the replies (default: git config)' })
         .option('b4-check', { type: 'boolean', default: false, describe: "one message on stdin, b4's review-CI JSON out (apply, checkpatch, rules)" })
         .check((a) => {
-          if (!a['b4-check'] && a.mailbox === undefined) throw new UsageError('review needs a mailbox', 'kseries review series.mbox  (- for stdin; --b4-check reads one message on stdin)');
+          if (!a['b4-check'] && a.mailbox === undefined) throw new UsageError(a.inbox ? 'review --inbox needs the Message-Id of a message of the series' : 'review needs a mailbox', a.inbox ? 'kseries review --inbox ARCHIVE <message-id>' : 'kseries review series.mbox  (- for stdin; --b4-check reads one message on stdin)');
+          if (a['b4-check'] && a.inbox) throw new UsageError('--b4-check reads stdin and takes no --inbox', 'kseries review --b4-check < patch.eml');
           if (a['b4-check'] && a.mailbox !== undefined) throw new UsageError('--b4-check reads stdin and takes no mailbox', 'kseries review --b4-check < patch.eml');
           return true;
         })
         .example('$0 review series.mbox', 'apply on its base-commit, build, checkpatch; replies in out/review/<series>/v<N>/')
         .example('b4 mbox <msgid> -o - | $0 review - --no-build', 'quick: apply, checkpatch, rules and recipients only')
-        .example('$0 review --b4-check < 0001-foo.patch', "b4's per-patch check"),
+        .example('$0 review --b4-check < 0001-foo.patch', "b4's per-patch check")
+        .example('$0 review --inbox linux-wpan.git <message-id> --no-build', "a series straight from a list archive's git"),
       run(async (g, a) =>
         (await import('../commands/review.js')).review(io, g, {
           input: a.mailbox,
@@ -316,6 +319,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           replyAll: a['reply-all'],
           from: a.from,
           b4Check: a['b4-check'],
+          ...(a.inbox ? { inbox: a.inbox } : {}),
         }),
       ),
     )

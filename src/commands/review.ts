@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 // The built-in recipes register their object-code proofs with check.
 import '../recipes/registry.js';
-import type { Address } from '../mail/mailbox.js';
+import type { Address, Message } from '../mail/mailbox.js';
+import { indexInboxes, readIndexed, threadOf } from '../mail/inbox.js';
+import { UsageError } from '../errors.js';
 import { b4Checks } from '../review/b4.js';
 import { formatReview } from '../review/format.js';
 import { writeReplies } from '../review/replies.js';
@@ -35,6 +37,8 @@ export interface ReviewArgs {
   replyAll: boolean;
   from?: string;
   b4Check: boolean;
+  /** List archives (public-inbox v2): `input` is then the Message-Id of a message of the series' thread. */
+  inbox?: string[];
 }
 
 export const REVIEW_REPORT = 'report.json';
@@ -44,10 +48,12 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const quiet = g.json || a.b4Check;
   const view = quiet ? undefined : lineView(io);
+  const messages = a.inbox?.length ? await threadMessages(io, a.inbox.map((d) => path.resolve(io.cwd, d)), a.input!) : undefined;
   const { report, intake } = await reviewSeries({
     tree,
     // A path is the user's, from where kseries was started (git mailsplit runs in a folder of its own).
-    input: a.b4Check || a.input === '-' ? '-' : path.resolve(io.cwd, a.input!),
+    input: messages ? `<${a.input!.replace(/^<|>$/g, '')}>` : a.b4Check || a.input === '-' ? '-' : path.resolve(io.cwd, a.input!),
+    ...(messages ? { messages } : {}),
     stdin: io.stdin,
     single: a.b4Check,
     base: a.base,
@@ -88,4 +94,14 @@ async function reviewer(tree: KernelTree, from: string | undefined): Promise<Add
   });
   const { name, email } = splitIdent(ident);
   return { name, address: email };
+}
+
+/** The messages of the thread `id` is in, from the archives' index; what is no mail is named on stderr. */
+async function threadMessages(io: Io, dirs: string[], id: string): Promise<Message[]> {
+  const { epochs, mails, skipped } = await indexInboxes(dirs);
+  for (const x of skipped.slice(0, 3)) io.err(`${x.epoch}: commit ${x.commit.slice(0, 12)} skipped: ${x.why}`);
+  if (skipped.length > 3) io.err(`... and ${skipped.length - 3} more commits that hold no mail`);
+  const thread = threadOf(mails, id);
+  if (thread.length === 0) throw new UsageError(`--inbox: no message <${id.replace(/^<|>$/g, '')}> in ${dirs.join(', ')} (${mails.length} messages)`, "give the Message-Id of a patch or cover letter of the series, as lore's address of it shows");
+  return readIndexed(epochs, thread);
 }

@@ -7,7 +7,7 @@ import { patchHasFindings, seriesResultsOf, type SeriesResults } from '../check/
 import type { BuildReport, PatchReport } from '../check/report.js';
 import { isFinding, type Problem } from '../check/rules.js';
 import { MailboxError, UsageError } from '../errors.js';
-import { readMailbox } from '../mail/mailbox.js';
+import { readMailbox, type Message } from '../mail/mailbox.js';
 import { checkpatchMail } from '../check/checks/checkpatch.js';
 import { commitOf, hasHistory, type KernelTree } from '../tree/tree.js';
 import { applySeries, assertSafePaths, type ApplyOutcome } from './apply.js';
@@ -17,9 +17,11 @@ import { assertSandbox, SANDBOX_BWRAP } from '../tools/sandbox.js';
 
 export interface ReviewOptions extends BuildOptions {
   tree: KernelTree;
-  /** An mbox, Maildir, folder of .patch files, or '-'. */
+  /** An mbox, Maildir, folder of .patch files, or '-'; with `messages`, what they were read from (for messages). */
   input: string;
   stdin?: () => string;
+  /** The messages already read (a thread of a list archive, --inbox): `input` is not read then. */
+  messages?: Message[];
   /** Review only the first patch of the input, alone (b4's per-patch check). */
   single?: boolean;
   base?: string;
@@ -86,7 +88,7 @@ const PULL = /are available in the git repository at:?[ \t]*\n(?:[ \t]*\n)?[ \t]
 export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
   const { tree } = opts;
   const sandbox = opts.build ? await assertSandbox(opts.trust, opts.env) : 'none (--no-build)';
-  const messages = await readMailbox(opts.input, opts.stdin);
+  const messages = opts.messages ?? (await readMailbox(opts.input, opts.stdin));
   // A plain diff (quilt, diff -Naur, a description then a diff) is no mail: git am has no author or subject for it.
   if (messages.some((m) => !m.from.address && hasDiff(m.raw))) {
     throw new MailboxError(`${opts.input}: a diff without mail headers (no From:), which git am cannot apply`, 'commit it and write it with git format-patch, or apply it with git apply');

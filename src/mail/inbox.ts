@@ -1,0 +1,243 @@
+// List archives as public-inbox keeps them (v2: one git repository per epoch, each message a commit whose tree holds
+// it as the blob `m`), read straight from git without a checkout: `git log` names the commits, one `git cat-file
+// --batch` streams their messages. Indexing reads only each message's headers (and whether it holds a diff), so a
+// whole epoch costs little more than reading it once; the messages of a series are then parsed in full.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import libmime from 'libmime';
+import { MailboxError } from '../errors.js';
+import { run } from '../tools/run.js';
+import { parseMessage, type Message } from './mailbox.js';
+
+/** One epoch of one list's archive: a git directory. */
+export interface InboxEpoch {
+  gitDir: string;
+  /** "linux-wpan/0": the archive's folder name and the epoch's number. */
+  name: string;
+}
+
+/** What the index keeps of a message: enough to thread it and tell patches from replies. */
+export interface IndexedMail {
+  epoch: string;
+  commit: string;
+  messageId?: string;
+  inReplyTo?: string;
+  references: string[];
+  subject: string;
+  from: string;
+  date?: Date;
+  /** The raw message holds a diff (`diff --git`, or a ---/+++ pair), as a patch does. */
+  diff: boolean;
+}
+
+/** A commit whose tree holds no message (public-inbox writes `d` for a deleted one), or one that is not mail. */
+export interface SkippedMail {
+  epoch: string;
+  commit: string;
+  why: string;
+}
+
+/**
+ * The epochs of an archive folder, oldest first: the folder itself when it is a git directory (a `git clone
+ * --mirror` of one epoch), else its `N.git` folders, or `git/N.git` as public-inbox lays out a v2 inbox.
+ */
+export function inboxEpochs(dir: string): InboxEpoch[] {
+  const list = path.basename(dir).replace(/\.git$/, '');
+  if (isGitDir(dir)) return [{ gitDir: dir, name: `${list}/0` }];
+  const holder = fs.existsSync(path.join(dir, 'git')) ? path.join(dir, 'git') : dir;
+  const epochs = (fs.existsSync(holder) && fs.statSync(holder).isDirectory() ? fs.readdirSync(holder) : [])
+    .map((f) => /^(\d+)\.git$/.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null && isGitDir(path.join(holder, m[0])))
+    .sort((a, b) => Number(a[1]) - Number(b[1]))
+    .map((m) => ({ gitDir: path.join(holder, m[0]), name: `${list}/${m[1]}` }));
+  if (epochs.length === 0) throw new MailboxError(`--inbox ${dir}: not a public-inbox archive (no git directory, no N.git epochs)`, 'give a git clone --mirror of https://lore.kernel.org/<list>/0, or a folder of such epochs');
+  return epochs;
+}
+
+function isGitDir(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'objects')) && fs.existsSync(path.join(dir, 'HEAD'));
+}
+
+/** The commits of an epoch after `since` (all without it), oldest first: the order the messages arrived in. */
+export async function epochCommits(epoch: InboxEpoch, since?: string): Promise<string[]> {
+  const out = await run('git', ['--git-dir', epoch.gitDir, 'log', '--reverse', '--format=%H', ...(since ? [`${since}..HEAD`] : ['HEAD'])], { cwd: epoch.gitDir });
+  return out.stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * Each message of `commits` as raw bytes, in order, through one `git cat-file --batch`: read as it streams (an epoch
+ * is hundreds of megabytes), handed to `each`; a commit without an `m` blob is reported to `missing`.
+ */
+export function catMessages(epoch: InboxEpoch, commits: string[], each: (commit: string, raw: Buffer) => void, missing: (commit: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['--git-dir', epoch.gitDir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // The chunks not yet read, joined only once a whole message (or header line) is there: a message of megabytes
+    // comes in many chunks, each copied once.
+    let buffered: Buffer = Buffer.alloc(0);
+    const pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let next = 0;
+    let want = -1;
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (want >= 0 && buffered.length + pendingBytes < want + 1) return;
+      buffered = Buffer.concat([buffered, ...pending.splice(0)]);
+      pendingBytes = 0;
+      for (;;) {
+        if (want < 0) {
+          const nl = buffered.indexOf(10);
+          if (nl < 0) return;
+          const header = buffered.subarray(0, nl).toString('latin1');
+          buffered = buffered.subarray(nl + 1);
+          const commit = commits[next]!;
+          if (/ missing$/.test(header)) {
+            missing(commit);
+            next++;
+            continue;
+          }
+          want = Number(header.split(' ')[2]);
+        }
+        if (buffered.length < want + 1) return;
+        each(commits[next++]!, buffered.subarray(0, want));
+        buffered = buffered.subarray(want + 1);
+        want = -1;
+      }
+    });
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new MailboxError(`${epoch.name}: git cat-file failed: ${Buffer.concat(err).toString().trim()}`, 'is it a git directory of a public-inbox archive?'))));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(commits.map((c) => `${c}:m\n`).join(''));
+  });
+}
+
+/** Index an epoch's messages after `since`: headers only. */
+export async function indexEpoch(epoch: InboxEpoch, since?: string): Promise<{ mails: IndexedMail[]; skipped: SkippedMail[]; last?: string }> {
+  const commits = await epochCommits(epoch, since);
+  const mails: IndexedMail[] = [];
+  const skipped: SkippedMail[] = [];
+  await catMessages(
+    epoch,
+    commits,
+    (commit, raw) => {
+      const m = indexMessage(raw);
+      if (m) mails.push({ epoch: epoch.name, commit, ...m });
+      else skipped.push({ epoch: epoch.name, commit, why: 'no mail headers (no Message-Id, From or Subject)' });
+    },
+    (commit) => skipped.push({ epoch: epoch.name, commit, why: 'no message in its tree (a deletion)' }),
+  );
+  return { mails, skipped, ...(commits.length ? { last: commits[commits.length - 1] } : {}) };
+}
+
+const KEPT = /^(message-id|in-reply-to|references|subject|from|date):[ \t]*([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/gim;
+
+/** The headers the index keeps, read from the header block alone; undefined for text that is no mail. */
+export function indexMessage(raw: Buffer): Omit<IndexedMail, 'epoch' | 'commit'> | undefined {
+  // Buffer searches, not a decoded string: an epoch is hundreds of megabytes, its headers a small part.
+  const lf = raw.indexOf('\n\n');
+  // A CRLF mail has no \n\n before its body: its blank line is looked for only up to where \n\n is.
+  const crlf = raw.subarray(0, lf < 0 ? raw.length : lf).indexOf('\r\n\r\n');
+  const end = crlf >= 0 ? crlf : lf;
+  const head = raw.subarray(0, end < 0 ? raw.length : end).toString('latin1');
+  // Only the fields the index keeps, each with its folded lines; the first of each name counts.
+  const fields = new Map<string, string>();
+  for (const m of head.matchAll(KEPT)) {
+    const name = m[1]!.toLowerCase();
+    if (!fields.has(name)) fields.set(name, m[2]!.replace(/\r?\n[ \t]+/g, ' ').trim());
+  }
+  const id = ids(fields.get('message-id'))[0];
+  const from = fields.get('from');
+  if (!id && !from && !fields.has('subject')) return undefined;
+  const date = fields.get('date') ? new Date(fields.get('date')!) : undefined;
+  return {
+    ...(id ? { messageId: id } : {}),
+    ...(ids(fields.get('in-reply-to'))[0] ? { inReplyTo: ids(fields.get('in-reply-to'))[0] } : {}),
+    references: ids(fields.get('references')),
+    subject: decoded(fields.get('subject') ?? '').replace(/\s+/g, ' ').trim(),
+    from: decoded(from ?? ''),
+    ...(date && !Number.isNaN(date.getTime()) ? { date } : {}),
+    diff: end >= 0 && hasDiffAfter(raw, end),
+  };
+}
+
+/** A diff in the body, as threads.ts' hasDiff finds one: `diff --git`, a `---`/`+++` pair, a hunk header. */
+function hasDiffAfter(raw: Buffer, from: number): boolean {
+  if (raw.indexOf('\ndiff --git ', from) >= 0 || raw.indexOf('\n@@ -', from) >= 0) return true;
+  const minus = raw.indexOf('\n--- ', from);
+  return minus >= 0 && raw.indexOf('\n+++ ', minus) >= 0;
+}
+
+/** Message-Ids of a header value, without angle brackets. */
+function ids(value: string | undefined): string[] {
+  return [...(value ?? '').matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]!);
+}
+
+/** An RFC 2047 header value in UTF-8 ("=?utf-8?q?...?=" decoded); the raw bytes read as UTF-8 otherwise. */
+function decoded(value: string): string {
+  const utf8 = Buffer.from(value, 'latin1').toString('utf8');
+  if (!utf8.includes('=?')) return utf8;
+  try {
+    return libmime.decodeWords(utf8);
+  } catch {
+    return utf8;
+  }
+}
+
+/** The indexed messages parsed in full (bodies decoded), in the order given: for a series to review. */
+export async function readIndexed(epochs: InboxEpoch[], mails: IndexedMail[]): Promise<Message[]> {
+  const raws = new Map<string, Buffer>();
+  for (const e of epochs) {
+    const commits = mails.filter((m) => m.epoch === e.name).map((m) => m.commit);
+    if (commits.length) await catMessages(e, commits, (c, raw) => raws.set(c, Buffer.from(raw)), () => undefined);
+  }
+  return Promise.all(mails.filter((m) => raws.has(m.commit)).map((m) => parseMessage(raws.get(m.commit)!)));
+}
+
+/** Every epoch of the archives given (`--inbox`, repeatable), indexed in full, oldest message first in each. */
+export async function indexInboxes(dirs: string[]): Promise<{ epochs: InboxEpoch[]; mails: IndexedMail[]; skipped: SkippedMail[] }> {
+  const epochs = dirs.flatMap((d) => inboxEpochs(d));
+  const mails: IndexedMail[] = [];
+  const skipped: SkippedMail[] = [];
+  for (const e of epochs) {
+    const r = await indexEpoch(e);
+    mails.push(...r.mails);
+    skipped.push(...r.skipped);
+  }
+  return { epochs, mails, skipped };
+}
+
+/**
+ * The thread `id` is in, as a mail reader shows it: from its root (the oldest ancestor the archives hold, by
+ * In-Reply-To, else the last of References) every message below it, in arrival order; empty when no message has
+ * that Message-Id. A message whose parent is missing joins by the References it shares with the thread.
+ */
+export function threadOf(mails: IndexedMail[], id: string): IndexedMail[] {
+  const byId = new Map<string, IndexedMail>();
+  for (const m of mails) if (m.messageId && !byId.has(m.messageId)) byId.set(m.messageId, m);
+  const start = byId.get(id.replace(/^<|>$/g, ''));
+  if (!start) return [];
+  const parentOf = (m: IndexedMail) => [m.inReplyTo, ...[...m.references].reverse()].find((p) => p !== undefined && p !== m.messageId && byId.has(p));
+  let root = start;
+  for (const seen = new Set<IndexedMail>(); !seen.has(root); ) {
+    seen.add(root);
+    const p = parentOf(root);
+    if (!p) break;
+    root = byId.get(p)!;
+  }
+  const inThread = new Set<string>([root.messageId!]);
+  const out: IndexedMail[] = [];
+  // Arrival order puts a parent before its replies, so one pass finds them; a reply that came first joins on a second.
+  for (let pass = 0; pass < 2; pass++) {
+    for (const m of mails) {
+      if (out.includes(m)) continue;
+      if (m === root || [m.inReplyTo, ...m.references].some((r) => r !== undefined && inThread.has(r))) {
+        out.push(m);
+        if (m.messageId) inThread.add(m.messageId);
+      }
+    }
+  }
+  return mails.filter((m) => out.includes(m));
+}
