@@ -66,70 +66,100 @@ export async function epochCommits(epoch: InboxEpoch, since?: string): Promise<s
 }
 
 /**
- * Each message of `commits` as raw bytes, in order, through one `git cat-file --batch`: read as it streams (an epoch
- * is hundreds of megabytes), handed to `each`; a commit without an `m` blob is reported to `missing`.
+ * Each message of an epoch as raw bytes, in arrival order, handed to `each` with its commit: those of `commits`, or
+ * every commit after `since` (all without it), `git log` piped straight into one `git cat-file --batch` so the two
+ * run side by side (an epoch is hundreds of megabytes). A commit without an `m` blob goes to `missing`.
  */
-export function catMessages(epoch: InboxEpoch, commits: string[], each: (commit: string, raw: Buffer) => void, missing: (commit: string) => void): Promise<void> {
+export function catMessages(epoch: InboxEpoch, which: { commits: string[] } | { since?: string }, each: (commit: string, raw: Buffer) => void, missing: (commit: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', epoch.gitDir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    // The chunks not yet read, joined only once a whole message (or header line) is there: a message of megabytes
-    // comes in many chunks, each copied once.
-    let buffered: Buffer = Buffer.alloc(0);
-    const pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let next = 0;
-    let want = -1;
+    const git = ['--git-dir', epoch.gitDir];
+    // Each input line names the blob and, after it, its commit, which cat-file prints back (%(rest)).
+    const cat = spawn('git', [...git, 'cat-file', '--batch=%(objectsize) %(rest)'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (want >= 0 && buffered.length + pendingBytes < want + 1) return;
-      buffered = Buffer.concat([buffered, ...pending.splice(0)]);
-      pendingBytes = 0;
-      for (;;) {
+    let failed: Error | undefined;
+    const fail = (e: Error) => (failed ??= e);
+    if ('commits' in which) cat.stdin.end(which.commits.map((c) => `${c}:m ${c}\n`).join(''));
+    else {
+      const log = spawn('git', [...git, 'log', '--reverse', '--format=%H:m %H', ...(which.since ? [`${which.since}..HEAD`] : ['HEAD'])], { stdio: ['ignore', 'pipe', 'pipe'] });
+      log.stdout.pipe(cat.stdin);
+      log.stderr.on('data', (b: Buffer) => err.push(b));
+      log.on('error', fail);
+      log.on('close', (code) => code !== 0 && fail(new MailboxError(`${epoch.name}: git log failed: ${Buffer.concat(err).toString().trim()}`, 'is it a git directory of a public-inbox archive?')));
+    }
+    // Read in place: a message inside one chunk is handed on as a view of it, never copied; one that spans chunks
+    // (a large patch) is joined once. `each` must copy what it keeps.
+    const head: Buffer[] = [];
+    const parts: Buffer[] = [];
+    let commit = '';
+    let got = 0;
+    let want = -1;
+    cat.stdout.on('data', (chunk: Buffer) => {
+      let at = 0;
+      while (at < chunk.length) {
         if (want < 0) {
-          const nl = buffered.indexOf(10);
-          if (nl < 0) return;
-          const header = buffered.subarray(0, nl).toString('latin1');
-          buffered = buffered.subarray(nl + 1);
-          const commit = commits[next]!;
-          if (/ missing$/.test(header)) {
-            missing(commit);
-            next++;
-            continue;
+          const nl = chunk.indexOf(10, at);
+          if (nl < 0) {
+            head.push(chunk.subarray(at));
+            return;
           }
-          want = Number(header.split(' ')[2]);
+          head.push(chunk.subarray(at, nl));
+          const header = Buffer.concat(head.splice(0)).toString('latin1');
+          at = nl + 1;
+          const [size, rest] = header.split(' ');
+          // "<commit>:m missing": a commit whose tree holds no message.
+          if (rest === 'missing') missing(size!.replace(/:m$/, ''));
+          else {
+            commit = rest!;
+            // The content, and the LF after it.
+            want = Number(size) + 1;
+          }
+          continue;
         }
-        if (buffered.length < want + 1) return;
-        each(commits[next++]!, buffered.subarray(0, want));
-        buffered = buffered.subarray(want + 1);
-        want = -1;
+        const take = Math.min(want - got, chunk.length - at);
+        if (got === 0 && take === want) each(commit, chunk.subarray(at, at + want - 1));
+        else {
+          parts.push(chunk.subarray(at, at + take));
+          got += take;
+          if (got === want) each(commit, Buffer.concat(parts.splice(0)).subarray(0, want - 1));
+        }
+        at += take;
+        if (got === want || (got === 0 && take === want)) {
+          want = -1;
+          got = 0;
+        }
       }
     });
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new MailboxError(`${epoch.name}: git cat-file failed: ${Buffer.concat(err).toString().trim()}`, 'is it a git directory of a public-inbox archive?'))));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(commits.map((c) => `${c}:m\n`).join(''));
+    cat.stderr.on('data', (b: Buffer) => err.push(b));
+    cat.on('error', reject);
+    cat.stdin.on('error', () => undefined);
+    cat.on('close', (code) => {
+      if (failed) reject(failed);
+      else if (code !== 0) reject(new MailboxError(`${epoch.name}: git cat-file failed: ${Buffer.concat(err).toString().trim()}`, 'is it a git directory of a public-inbox archive?'));
+      else resolve();
+    });
   });
 }
 
 /** Index an epoch's messages after `since`: headers only. */
 export async function indexEpoch(epoch: InboxEpoch, since?: string): Promise<{ mails: IndexedMail[]; skipped: SkippedMail[]; last?: string }> {
-  const commits = await epochCommits(epoch, since);
   const mails: IndexedMail[] = [];
   const skipped: SkippedMail[] = [];
+  let last: string | undefined;
   await catMessages(
     epoch,
-    commits,
+    since ? { since } : {},
     (commit, raw) => {
+      last = commit;
       const m = indexMessage(raw);
       if (m) mails.push({ epoch: epoch.name, commit, ...m });
       else skipped.push({ epoch: epoch.name, commit, why: 'no mail headers (no Message-Id, From or Subject)' });
     },
-    (commit) => skipped.push({ epoch: epoch.name, commit, why: 'no message in its tree (a deletion)' }),
+    (commit) => {
+      last = commit;
+      skipped.push({ epoch: epoch.name, commit, why: 'no message in its tree (a deletion)' });
+    },
   );
-  return { mails, skipped, ...(commits.length ? { last: commits[commits.length - 1] } : {}) };
+  return { mails, skipped, ...(last ? { last } : {}) };
 }
 
 const KEPT = /^(message-id|in-reply-to|references|subject|from|date):[ \t]*([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/gim;
@@ -191,7 +221,7 @@ export async function readIndexed(epochs: InboxEpoch[], mails: IndexedMail[]): P
   const raws = new Map<string, Buffer>();
   for (const e of epochs) {
     const commits = mails.filter((m) => m.epoch === e.name).map((m) => m.commit);
-    if (commits.length) await catMessages(e, commits, (c, raw) => raws.set(c, Buffer.from(raw)), () => undefined);
+    if (commits.length) await catMessages(e, { commits }, (c, raw) => raws.set(c, Buffer.from(raw)), () => undefined);
   }
   return Promise.all(mails.filter((m) => raws.has(m.commit)).map((m) => parseMessage(raws.get(m.commit)!)));
 }

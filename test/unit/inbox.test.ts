@@ -33,6 +33,8 @@ beforeAll(() => {
   add('not a mail at all, no headers\n');
   add(mail('r1@x', 'Re: [PATCH 1/2] foo: One', 'Reviewed-by: R <r@example.org>\n', 'In-Reply-To: <p1@x>\nReferences:\n <cover@x>\n <p1@x>\n'));
   add(mail('other@x', '[PATCH] bar: Else', PATCH));
+  // Larger than a pipe's chunk: read across chunks.
+  add(mail('big@x', '[PATCH] big: Large', `${PATCH}${'+x\n'.repeat(100000)}`));
   // A clone --mirror of one epoch is a bare git directory: what inboxEpochs takes.
   execFileSync('git', ['clone', '-q', '--mirror', path.join(dir, 'work'), path.join(dir, 'list.git')]);
   epoch = inboxEpochs(path.join(dir, 'list.git'))[0]!;
@@ -56,12 +58,15 @@ test('the index reads headers only: ids, folded References, RFC 2047 subjects, d
     ['p2@x', '[PATCH 2/2] foo: Twö', true],
     ['r1@x', 'Re: [PATCH 1/2] foo: One', false],
     ['other@x', '[PATCH] bar: Else', true],
+    ['big@x', '[PATCH] big: Large', true],
   ]);
   expect(r.mails[3]!.references).toEqual(['cover@x', 'p1@x']);
   expect(r.skipped.map((s) => s.why)).toEqual(['no message in its tree (a deletion)', 'no mail headers (no Message-Id, From or Subject)']);
   // From a commit on, only what came after it: how a bot reads new mail.
   const commits = await epochCommits(epoch);
-  expect((await indexEpoch(epoch, commits[4])).mails.map((m) => m.messageId)).toEqual(['r1@x', 'other@x']);
+  expect((await indexEpoch(epoch, commits[4])).mails.map((m) => m.messageId)).toEqual(['r1@x', 'other@x', 'big@x']);
+  const [big] = await readIndexed([epoch], r.mails.filter((m) => m.messageId === 'big@x'));
+  expect(big!.body.length).toBeGreaterThan(300000);
   expect(indexMessage(Buffer.from('Subject: x\r\nMessage-Id: <c@x>\r\n\r\ndiff --git a/x b/x\r\n'))).toMatchObject({ messageId: 'c@x', subject: 'x', diff: true });
 });
 
