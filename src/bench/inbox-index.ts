@@ -1,7 +1,7 @@
 // Bench case (issue 44): indexing a whole list archive epoch (linux-watchdog's, 16,365 messages) beside its floor,
 // reading each message once: `git log --format=%H` plus `git cat-file --batch` of every commit's blob m.
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { gitBytes } from '../tools/git.js';
 import { inboxEpochs, indexEpoch } from '../mail/inbox.js';
 import type { KernelTree } from '../tree/tree.js';
 import { timed, type BenchResult } from './measure.js';
@@ -16,8 +16,8 @@ export async function benchInboxIndex(_tree: KernelTree): Promise<BenchResult> {
   // Read before the peer runs (it holds the whole epoch in memory at once): what the index itself needed.
   const rss = Math.round(Math.max(before, process.memoryUsage().rss) / 1e6);
   const peer = await timed(async () => {
-    const log = spawnSync('git', ['--git-dir', epoch!.gitDir, 'log', '--format=%H:m'], { maxBuffer: 1 << 30 });
-    spawnSync('git', ['--git-dir', epoch!.gitDir, 'cat-file', '--batch'], { input: log.stdout, maxBuffer: 2 ** 31 });
+    const log = await gitBytes(epoch!.gitDir, ['log', '--format=%H:m']);
+    await gitBytes(epoch!.gitDir, ['cat-file', '--batch'], log);
   });
   return {
     name: `index ${epoch!.name} (${ours.value.mails.length} messages; rss after ${rss} MB)`,

@@ -2,12 +2,11 @@
 // it as the blob `m`), read straight from git without a checkout: `git log` names the commits, one `git cat-file
 // --batch` streams their messages. Indexing reads only each message's headers (and whether it holds a diff), so a
 // whole epoch costs little more than reading it once; the messages of a series are then parsed in full.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import libmime from 'libmime';
 import { MailboxError } from '../errors.js';
-import { run } from '../tools/run.js';
+import { gitBytes, gitCatFileStream } from '../tools/git.js';
 import { parseMessage, type Message } from './mailbox.js';
 
 /** One epoch of one list's archive: a git directory. */
@@ -61,8 +60,8 @@ function isGitDir(dir: string): boolean {
 
 /** The commits of an epoch after `since` (all without it), oldest first: the order the messages arrived in. */
 export async function epochCommits(epoch: InboxEpoch, since?: string): Promise<string[]> {
-  const out = await run('git', ['--git-dir', epoch.gitDir, 'log', '--reverse', '--format=%H', ...(since ? [`${since}..HEAD`] : ['HEAD'])], { cwd: epoch.gitDir });
-  return out.stdout.split('\n').filter(Boolean);
+  const out = await gitBytes(epoch.gitDir, ['log', '--reverse', '--format=%H', since ? `${since}..HEAD` : 'HEAD']);
+  return out.toString('latin1').split('\n').filter(Boolean);
 }
 
 /**
@@ -70,73 +69,52 @@ export async function epochCommits(epoch: InboxEpoch, since?: string): Promise<s
  * every commit after `since` (all without it), `git log` piped straight into one `git cat-file --batch` so the two
  * run side by side (an epoch is hundreds of megabytes). A commit without an `m` blob goes to `missing`.
  */
-export function catMessages(epoch: InboxEpoch, which: { commits: string[] } | { since?: string }, each: (commit: string, raw: Buffer) => void, missing: (commit: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const git = ['--git-dir', epoch.gitDir];
-    // Each input line names the blob and, after it, its commit, which cat-file prints back (%(rest)).
-    const cat = spawn('git', [...git, 'cat-file', '--batch=%(objectsize) %(rest)'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const err: Buffer[] = [];
-    let failed: Error | undefined;
-    const fail = (e: Error) => (failed ??= e);
-    if ('commits' in which) cat.stdin.end(which.commits.map((c) => `${c}:m ${c}\n`).join(''));
-    else {
-      const log = spawn('git', [...git, 'log', '--reverse', '--format=%H:m %H', ...(which.since ? [`${which.since}..HEAD`] : ['HEAD'])], { stdio: ['ignore', 'pipe', 'pipe'] });
-      log.stdout.pipe(cat.stdin);
-      log.stderr.on('data', (b: Buffer) => err.push(b));
-      log.on('error', fail);
-      log.on('close', (code) => code !== 0 && fail(new MailboxError(`${epoch.name}: git log failed: ${Buffer.concat(err).toString().trim()}`, 'is it a git directory of a public-inbox archive?')));
-    }
-    // Read in place: a message inside one chunk is handed on as a view of it, never copied; one that spans chunks
-    // (a large patch) is joined once. `each` must copy what it keeps.
-    const head: Buffer[] = [];
-    const parts: Buffer[] = [];
-    let commit = '';
-    let got = 0;
-    let want = -1;
-    cat.stdout.on('data', (chunk: Buffer) => {
-      let at = 0;
-      while (at < chunk.length) {
-        if (want < 0) {
-          const nl = chunk.indexOf(10, at);
-          if (nl < 0) {
-            head.push(chunk.subarray(at));
-            return;
-          }
-          head.push(chunk.subarray(at, nl));
-          const header = Buffer.concat(head.splice(0)).toString('latin1');
-          at = nl + 1;
-          const [size, rest] = header.split(' ');
-          // "<commit>:m missing": a commit whose tree holds no message.
-          if (rest === 'missing') missing(size!.replace(/:m$/, ''));
-          else {
-            commit = rest!;
-            // The content, and the LF after it.
-            want = Number(size) + 1;
-          }
-          continue;
+export async function catMessages(epoch: InboxEpoch, which: { commits: string[] } | { since?: string }, each: (commit: string, raw: Buffer) => void, missing: (commit: string) => void): Promise<void> {
+  // Each request names the blob and, after it, its commit, which cat-file prints back (%(rest)).
+  const requests = 'commits' in which ? { lines: which.commits.map((c) => `${c}:m ${c}\n`).join('') } : { log: ['--reverse', '--format=%H:m %H', which.since ? `${which.since}..HEAD` : 'HEAD'] };
+  // Read in place: a message inside one chunk is handed on as a view of it, never copied; one that spans chunks
+  // (a large patch) is joined once. `each` must copy what it keeps.
+  const head: Buffer[] = [];
+  const parts: Buffer[] = [];
+  let commit = '';
+  let got = 0;
+  let want = -1;
+  await gitCatFileStream(epoch.gitDir, '%(objectsize) %(rest)', requests, (chunk) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (want < 0) {
+        const nl = chunk.indexOf(10, at);
+        if (nl < 0) {
+          head.push(chunk.subarray(at));
+          return;
         }
-        const take = Math.min(want - got, chunk.length - at);
-        if (got === 0 && take === want) each(commit, chunk.subarray(at, at + want - 1));
+        head.push(chunk.subarray(at, nl));
+        const header = Buffer.concat(head.splice(0)).toString('latin1');
+        at = nl + 1;
+        const [size, rest] = header.split(' ');
+        // "<commit>:m missing": a commit whose tree holds no message.
+        if (rest === 'missing') missing(size!.replace(/:m$/, ''));
         else {
-          parts.push(chunk.subarray(at, at + take));
-          got += take;
-          if (got === want) each(commit, Buffer.concat(parts.splice(0)).subarray(0, want - 1));
+          commit = rest!;
+          // The content, and the LF after it.
+          want = Number(size) + 1;
         }
-        at += take;
-        if (got === want || (got === 0 && take === want)) {
-          want = -1;
-          got = 0;
-        }
+        continue;
       }
-    });
-    cat.stderr.on('data', (b: Buffer) => err.push(b));
-    cat.on('error', reject);
-    cat.stdin.on('error', () => undefined);
-    cat.on('close', (code) => {
-      if (failed) reject(failed);
-      else if (code !== 0) reject(new MailboxError(`${epoch.name}: git cat-file failed: ${Buffer.concat(err).toString().trim()}`, 'is it a git directory of a public-inbox archive?'));
-      else resolve();
-    });
+      const take = Math.min(want - got, chunk.length - at);
+      const whole = got === 0 && take === want;
+      if (whole) each(commit, chunk.subarray(at, at + want - 1));
+      else {
+        parts.push(chunk.subarray(at, at + take));
+        got += take;
+        if (got === want) each(commit, Buffer.concat(parts.splice(0)).subarray(0, want - 1));
+      }
+      at += take;
+      if (whole || got === want) {
+        want = -1;
+        got = 0;
+      }
+    }
   });
 }
 

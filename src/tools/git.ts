@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { KseriesError, MissingToolError, ToolFailedError } from '../errors.js';
 import type { Socket } from 'node:net';
-import { run, runLines, runRaw, startProgram, type RunOptions, type RunResult } from './run.js';
+import { run, runBytes, runLines, runPipeline, runRaw, startProgram, type RunOptions, type RunResult } from './run.js';
 
 /**
  * Before every subcommand. `--no-optional-locks`: a `git diff` or `git status` in the user's checkout would otherwise
@@ -48,6 +48,27 @@ export function gitRunRaw(cwd: string, args: string[], opts: Omit<RunOptions, 'c
 /** `git args...` with its stdout handed over line by line while it runs. */
 export function gitLines(cwd: string, args: string[], onLine: (line: string) => void): Promise<{ code: number; stderr: string }> {
   return withPrivateIndex(cwd, args, undefined, (env) => runLines('git', [...CONFIG, ...args], { cwd, ...(env ? { env } : {}) }, onLine));
+}
+
+/**
+ * `git cat-file --batch=<format>` in the git directory `gitDir`, streamed: its requests either `lines`, or the output
+ * of `git log <log...>` piped straight into it (the two side by side, as a shell's `|`); its output to `onChunk` as
+ * it arrives. A git that fails rejects with its message.
+ */
+export async function gitCatFileStream(gitDir: string, format: string, requests: { lines: string } | { log: string[] }, onChunk: (chunk: Buffer) => void): Promise<void> {
+  const at = ['--git-dir', gitDir];
+  const cat = { program: 'git', args: [...CONFIG, ...at, 'cat-file', `--batch=${format}`] };
+  const stages = 'lines' in requests ? [cat] : [{ program: 'git', args: [...CONFIG, ...at, 'log', ...requests.log] }, cat];
+  const results = await runPipeline(stages, { cwd: gitDir, ...('lines' in requests ? { input: requests.lines } : {}) }, onChunk);
+  const failed = results.findIndex((r) => r.code !== 0);
+  if (failed >= 0) throw new ToolFailedError(`git ${stages[failed]!.args[CONFIG.length + 2]} in ${gitDir} failed: ${results[failed]!.stderr.trim().split('\n').pop()}`, 'is it a git directory of a public-inbox archive?');
+}
+
+/** `git args...` in `cwd`, its stdout as bytes (a blob of any encoding, a stream of objects); a bad exit throws. */
+export async function gitBytes(cwd: string, args: string[], input?: Buffer): Promise<Buffer> {
+  const r = await runBytes('git', [...CONFIG, ...args], { cwd, ...(input ? { input } : {}) });
+  if (r.code !== 0) throw new ToolFailedError(`git ${args[0]} failed: ${r.stderr.toString().trim().split('\n').pop()}`, `run it by hand in ${cwd}`);
+  return r.stdout;
 }
 
 /** simple-git, loaded on first use: `kseries scan` runs git grep only and need not load it. */

@@ -119,6 +119,32 @@ export async function runMerged(program: string, args: readonly string[], opts: 
 }
 
 /**
+ * Programs piped one into the next (`a | b`), side by side, with no shell: the first reads `input` (or nothing), the
+ * last's stdout goes to `onStdout` chunk by chunk as it arrives. Resolves with each one's exit code and stderr.
+ */
+export function runPipeline(stages: { program: string; args: readonly string[] }[], opts: { cwd: string; input?: string }, onStdout: (chunk: Buffer) => void): Promise<{ code: number; stderr: string }[]> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, LC_ALL: 'C' };
+    const children = stages.map((st) => spawn(st.program, st.args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }));
+    const results = stages.map(() => ({ code: -1, stderr: '' }));
+    let open = children.length;
+    children.forEach((child, i) => {
+      const err: Buffer[] = [];
+      child.stderr.on('data', (b: Buffer) => err.push(b));
+      child.stdin.on('error', () => undefined);
+      child.on('error', (e: NodeJS.ErrnoException) => reject(startError(stages[i]!.program, e)));
+      child.on('close', (code) => {
+        results[i] = { code: code ?? 1, stderr: Buffer.concat(err).toString('utf8') };
+        if (--open === 0) resolve(results);
+      });
+      if (i > 0) children[i - 1]!.stdout.pipe(child.stdin);
+    });
+    children[0]!.stdin.end(opts.input ?? '');
+    children[children.length - 1]!.stdout.on('data', onStdout);
+  });
+}
+
+/**
  * Start `program args...` to talk to over its stdin and stdout for as long as the caller needs (git cat-file --batch
  * answering one request after another). It does not keep Node running; `onError` hears of a program that cannot
  * start (MissingToolError when it is not installed) and `onExit` of its end.
