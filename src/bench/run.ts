@@ -5,6 +5,7 @@ import { benchCheckMatrix } from './check-matrix.js';
 import { benchCocci } from './cocci.js';
 import { benchEmit30 } from './emit-30.js';
 import { benchInboxIndex } from './inbox-index.js';
+import { benchWatchCycle } from './watch-cycle.js';
 import { benchKprobeAnalyze } from './kprobe-analyze.js';
 import { benchScan } from './scan-tree.js';
 import { benchMeasure } from './measure-boot.js';
@@ -12,7 +13,7 @@ import { benchStartCold } from './start-cold.js';
 import { formatResult } from './measure.js';
 
 /** Every case by name; `npm run bench -- start-cold measure` runs those alone. */
-const CASES = { 'emit-30': benchEmit30, 'check-10': benchCheck10, 'check-matrix': benchCheckMatrix, cocci: benchCocci, scan: benchScan, 'kprobe-analyze': benchKprobeAnalyze, measure: benchMeasure, 'start-cold': benchStartCold, 'inbox-index': benchInboxIndex };
+const CASES = { 'emit-30': benchEmit30, 'check-10': benchCheck10, 'check-matrix': benchCheckMatrix, cocci: benchCocci, scan: benchScan, 'kprobe-analyze': benchKprobeAnalyze, measure: benchMeasure, 'start-cold': benchStartCold, 'inbox-index': benchInboxIndex, 'watch-cycle': benchWatchCycle };
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(a in CASES));
 if (unknown.length) {

@@ -323,6 +323,44 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         }),
       ),
     )
+    .command('watch', 'a review bot over list archives: review each complete new series once, in order, and remember where it stopped', (y: Argv) =>
+      y
+        .option('inbox', { type: 'string', coerce: asList, demandOption: true, describe: "a list archive (public-inbox v2: a git clone --mirror of lore's <list>/0, or a folder of N.git epochs; repeat); fetched first where it has a remote" })
+        .option('since', { type: 'string', coerce: checks.text('--since'), describe: 'on the first cycle, leave threads begun before this date (2026-01-01) alone' })
+        .option('once', opt.flag('one cycle, then stop (default: a cycle every --interval seconds)'))
+        .option('interval', { type: 'number', default: 300, describe: 'seconds between cycles' })
+        .option('limit', { type: 'number', describe: 'review at most this many series a cycle (the rest in the next)' })
+        .option('state', { type: 'string', coerce: checks.text('--state'), describe: 'where the bot keeps what it read and reviewed (default <out>/review/watch)' })
+        .option('out', opt.out('output folder (default ./out): each review in out/review/<series>/v<N>/'))
+        .option('config', opt.config('defconfig, allmodconfig or a .config file'))
+        .option('build', { type: 'boolean', default: true, describe: 'build each patch in a bubblewrap sandbox, through distcc where DISTCC_HOSTS is set (--no-build: apply, checkpatch, rules, recipients only)' })
+        .option('trust', { type: 'boolean', default: false, describe: 'build without the sandbox' })
+        .option('compilers', opt.compilers())
+        .option('arches', opt.arches())
+        .option('strict', opt.flag('checkpatch --strict'))
+        .option('reply-all', { type: 'boolean', default: false, describe: 'copy the lists and people of the original mail in the draft replies' })
+        .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'reviewer "Name <email>" of the replies (default: git config)' })
+        .example('$0 watch --inbox linux-wpan.git --since 2026-06-01 --once --no-build', 'one cycle over a mirror of lore.kernel.org/linux-wpan/0'),
+      run(async (g, a) =>
+        (await import('../commands/watch.js')).watch(io, g, {
+          inbox: a.inbox,
+          since: a.since,
+          once: a.once,
+          interval: a.interval,
+          limit: a.limit,
+          state: a.state,
+          out: a.out,
+          build: a.build,
+          trust: a.trust,
+          config: a.config,
+          compilers: a.compilers,
+          arches: a.arches,
+          strict: a.strict,
+          replyAll: a['reply-all'],
+          from: a.from,
+        }),
+      ),
+    )
     .command('start', 'the main job: set up, provision the tree, generate, check and emit the built-in series', (y: Argv) =>
       y
         .option('dry-run', opt.flag('print the build plan (each kernel, why, its objects, what the cache holds, what it took here) and stop'))

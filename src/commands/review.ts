@@ -10,7 +10,8 @@ import { UsageError } from '../errors.js';
 import { b4Checks } from '../review/b4.js';
 import { formatReview } from '../review/format.js';
 import { writeReplies } from '../review/replies.js';
-import { reviewSeries, slugOf } from '../review/review.js';
+import { reviewSeries, slugOf, type ReviewReport } from '../review/review.js';
+import type { Intake } from '../review/intake.js';
 import { authorIdent, splitIdent } from '../tree/identity.js';
 import { openTree, type KernelTree } from '../tree/tree.js';
 import { lineView } from './check-view.js';
@@ -75,15 +76,25 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
     printJson(io, b4Checks(report));
     return 0;
   }
-  const dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), 'review', slugOf(report.series.subject), `v${report.series.version}`);
+  const { dir, replies } = await writeReview(tree, report, intake, { out: path.resolve(io.cwd, a.out ?? 'out'), from: a.from, replyAll: a.replyAll });
+  if (g.json) printJson(io, report);
+  else io.out(`${formatReview(report)}\n${replies.length} repl${replies.length === 1 ? 'y' : 'ies'}, ${REVIEW_REPORT} and b4.json in ${path.relative(io.cwd, dir) || '.'}/`);
+  return report.verdict === 'clean' ? 0 : 1;
+}
+
+/**
+ * A review's files in `<out>/review/<series>/v<N>/`: report.json, b4's review-CI JSON (b4.json) and the draft
+ * replies; what was there before for that version goes.
+ */
+export async function writeReview(tree: KernelTree, report: ReviewReport, intake: Intake, o: { out: string; from?: string; replyAll: boolean }): Promise<{ dir: string; replies: { name: string }[] }> {
+  const dir = path.join(o.out, 'review', slugOf(report.series.subject), `v${report.series.version}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const replies = writeReplies(report, intake, { from: await reviewer(tree, a.from), replyAll: a.replyAll, date: new Date() });
+  const replies = writeReplies(report, intake, { from: await reviewer(tree, o.from), replyAll: o.replyAll, date: new Date() });
   for (const r of replies) fs.writeFileSync(path.join(dir, r.name), r.text);
   fs.writeFileSync(path.join(dir, REVIEW_REPORT), `${JSON.stringify(report, null, 2)}\n`);
-  if (g.json) printJson(io, report);
-  else io.out(`${formatReview(report)}\n${replies.length} repl${replies.length === 1 ? 'y' : 'ies'} and ${REVIEW_REPORT} in ${path.relative(io.cwd, dir) || '.'}/`);
-  return report.verdict === 'clean' ? 0 : 1;
+  fs.writeFileSync(path.join(dir, 'b4.json'), `${JSON.stringify(b4Checks(report), null, 2)}\n`);
+  return { dir, replies };
 }
 
 /** The reviewer the replies come from: --from, else the tree's git identity, else kseries itself. */
