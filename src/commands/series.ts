@@ -104,6 +104,8 @@ export interface EmitArgs {
   to: string[];
   cc: string[];
   force: boolean;
+  /** List archives to look in for patches of the series posted already. */
+  inbox?: string[];
 }
 
 export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<number> {
@@ -120,6 +122,7 @@ export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<numbe
     to: a.to,
     cc: a.cc,
     force: a.force,
+    ...(a.inbox?.length ? { inboxes: a.inbox.map((d) => path.resolve(io.cwd, d)) } : {}),
   });
   if (g.json) printJson(io, r);
   else printEmitted(io, r);
@@ -130,6 +133,11 @@ export function printEmitted(io: Io, r: EmitResult): void {
   io.out(`emitted ${r.series} v${r.version} to ${r.dir}/`);
   for (const m of r.messages) io.out(`  ${m.file}  ${m.subject}\n      To: ${m.to.join(', ') || '-'}\n      Cc: ${m.cc.join(', ') || '-'}`);
   if (r.localBase) io.out(`warning: ${r.localBase}; send --send refuses it without --force\nhint: ${LOCAL_BASE_HINT}`);
+  for (const p of r.alreadyPosted ?? []) {
+    const how = { 'patch-id': 'the same change', lines: 'the same lines added and removed', subject: 'the same subject for the same files' }[p.by];
+    io.out(`warning: patch ${p.patch} was posted already (${how}): "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `; applied: ${p.applied.by} <${p.applied.messageId}>` : ''}`);
+  }
+  if (r.alreadyPosted?.length) io.out('hint: leave those patches out and generate again; send --send refuses the series without --force');
   if (r.prerequisiteUnsent) io.out(`warning: it applies on top of ${r.prerequisiteUnsent}, not sent yet: the cover says it is posted separately, without its Message-Id\nhint: send ${r.prerequisiteUnsent} first, then emit this again to name it`);
 }
 

@@ -28,6 +28,8 @@ export interface IndexedMail {
   date?: Date;
   /** The raw message holds a diff (`diff --git`, or a ---/+++ pair), as a patch does. */
   diff: boolean;
+  /** The files its `diff --git` lines name (a patch's), in order. */
+  files?: string[];
 }
 
 /** A commit whose tree holds no message (public-inbox writes `d` for a deleted one), or one that is not mail. */
@@ -168,6 +170,7 @@ export function indexMessage(raw: Buffer): Omit<IndexedMail, 'epoch' | 'commit'>
     from: decoded(from ?? ''),
     ...(date && !Number.isNaN(date.getTime()) ? { date } : {}),
     diff: end >= 0 && hasDiffAfter(raw, end),
+    ...(end >= 0 ? filesOf(raw, end) : {}),
   };
 }
 
@@ -176,6 +179,18 @@ function hasDiffAfter(raw: Buffer, from: number): boolean {
   if (raw.indexOf('\ndiff --git ', from) >= 0 || raw.indexOf('\n@@ -', from) >= 0) return true;
   const minus = raw.indexOf('\n--- ', from);
   return minus >= 0 && raw.indexOf('\n+++ ', minus) >= 0;
+}
+
+/** The files of the `diff --git a/X b/X` lines after `from`, read with Buffer searches; none without such lines. */
+function filesOf(raw: Buffer, from: number): { files?: string[] } {
+  const files: string[] = [];
+  for (let at = raw.indexOf('\ndiff --git a/', from); at >= 0; at = raw.indexOf('\ndiff --git a/', at + 1)) {
+    const eol = raw.indexOf('\n', at + 1);
+    const line = raw.subarray(at + 14, eol < 0 ? raw.length : eol).toString('utf8');
+    const file = line.split(' b/')[0];
+    if (file && !files.includes(file)) files.push(file);
+  }
+  return files.length ? { files } : {};
 }
 
 /** Message-Ids of a header value, without angle brackets. */

@@ -11,6 +11,8 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { parseSections } from '../subsystems/maintainers.js';
 import { withoutTag } from '../subsystems/prefix.js';
 import { addressedTo, toEntries, withoutKeywordOnly } from '../subsystems/recipients.js';
+import { indexInboxes } from '../mail/inbox.js';
+import { alreadyPosted, diffPart, POSTED, summaryOf, type PostedMatch } from '../mail/posted.js';
 import { mailFiles } from '../check/tree-rules.js';
 import { runGetMaintainer, sectionsPerFile, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
@@ -36,6 +38,8 @@ export interface EmitOptions {
   fallbackNotes?: string[];
   /** Emit even when the series' last check (out/<series>/v<N>/report.json) failed. */
   force?: boolean;
+  /** List archives (public-inbox v2) to look for patches of this series posted already. */
+  inboxes?: string[];
   /** Extra recipients for every message. */
   to?: string[];
   cc?: string[];
@@ -62,7 +66,10 @@ export interface EmitResult {
   localBase?: string;
   /** The series this one applies on top of ("kprobe-cold v1"), when send has not sent it: the cover cannot name it. */
   prerequisiteUnsent?: string;
+  /** Patches of this series the list archives (--inbox) hold already: send refuses them without --force. */
+  alreadyPosted?: PostedMatch[];
 }
+
 
 export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
   const { tree } = opts;
@@ -158,8 +165,10 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       texts.push(text);
     }
     writeOut(dir, messages.map((m) => m.file), texts);
+    const posted = opts.inboxes?.length ? await postedAlready(tree.root, opts.inboxes, messages, texts) : undefined;
+    if (posted) fs.writeFileSync(path.join(dir, POSTED), `${JSON.stringify({ tip: rec.tip, matches: posted }, null, 2)}\n`);
     const local = await localBase(tree.root, treeBase(rec));
-    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}), ...(prerequisite?.unsent ? { prerequisiteUnsent: prerequisite.unsent } : {}) };
+    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}), ...(prerequisite?.unsent ? { prerequisiteUnsent: prerequisite.unsent } : {}), ...(posted?.length ? { alreadyPosted: posted } : {}) };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
@@ -264,6 +273,17 @@ async function changelogOf(tree: KernelTree, rec: SeriesRecord): Promise<string>
     if (notes?.length) sections.push(`Changes in v${v}:\n${notes.map((n) => `- ${n}`).join('\n')}`);
   }
   return sections.join('\n\n');
+}
+
+/** The series' patches the archives hold already (mail/posted.ts), each by the file and change of its mail. */
+async function postedAlready(cwd: string, inboxes: string[], messages: EmittedMessage[], texts: string[]): Promise<PostedMatch[]> {
+  const { epochs, mails } = await indexInboxes(inboxes);
+  const ours = messages.flatMap((m, i) => {
+    if (m.file.startsWith('0000-')) return [];
+    const text = texts[i]!;
+    return [{ summary: summaryOf(m.subject), files: mailFiles(text), diff: diffPart(text) }];
+  });
+  return alreadyPosted(cwd, epochs, mails, ours);
 }
 
 function writeOut(dir: string, names: string[], texts: string[]): void {

@@ -6,6 +6,7 @@ import { LOCAL_BASE_HINT, localBase } from './base.js';
 import { SeriesError, UsageError } from '../errors.js';
 import { gitRun } from '../tools/git.js';
 import { getHeader, splitMail } from '../mail/headers.js';
+import { POSTED, type PostedMatch } from '../mail/posted.js';
 
 export interface SendOptions {
   /** out/<series>/v<N>/ */
@@ -39,6 +40,8 @@ export async function sendSeries(opts: SendOptions): Promise<SendResult> {
   const first = splitMail(fs.readFileSync(files[0]!, 'utf8')).headers;
   const from = getHeader(first, 'From') ?? '';
   if (opts.send && !opts.force) {
+    // First what no other fix mends: the maintainers have these patches already.
+    refusePosted(opts.dir);
     refusePlaceholders(files);
     await refuseLocalBase(files, opts.cwd);
     refuseEarlyPart(opts.dir, files, opts.now ?? new Date());
@@ -93,6 +96,17 @@ export function refuseEarlyPart(dir: string, files: string[], now: Date): void {
     const hours = Math.ceil((PART_PACE_MS - (now.getTime() - last)) / 3_600_000);
     throw new UsageError(`this is part ${k} of ${part![2]}: part ${k - 1} (${name}) went out less than a day ago`, `wait about ${hours} h (Documentation/process/maintainer-netdev.rst: "don't repost your patches within one 24h period"), or send with --force`);
   }
+}
+
+/** A series emit found posted already on the lists (--inbox: posted.json) is refused: its maintainers have it. */
+function refusePosted(dir: string): void {
+  const file = path.join(dir, POSTED);
+  if (!fs.existsSync(file)) return;
+  const { matches } = JSON.parse(fs.readFileSync(file, 'utf8')) as { matches: PostedMatch[] };
+  const m = matches[0];
+  if (!m) return;
+  const applied = m.applied ? `, applied (${m.applied.by}, <${m.applied.messageId}>)` : '';
+  throw new UsageError(`patch ${m.patch} was posted already: "${m.subject}" by ${m.from}${m.date ? ` on ${m.date}` : ''}, <${m.messageId}>${applied}${matches.length > 1 ? `; ${matches.length - 1} more in ${POSTED}` : ''}`, 'leave it out and generate again, or send with --force');
 }
 
 /** A series whose base-commit no remote holds is refused: nobody could apply it. */

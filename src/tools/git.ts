@@ -71,6 +71,19 @@ export async function gitBytes(cwd: string, args: string[], input?: Buffer): Pro
   return r.stdout;
 }
 
+/**
+ * `git patch-id --stable` of each diff, in order: the same change, whatever its line numbers, context or whitespace,
+ * gets the same id (what git and b4 match patches by). A text without a diff gets none ('').
+ */
+export async function patchIds(cwd: string, diffs: string[]): Promise<string[]> {
+  // Each as its own commit, so the ids come back labelled by position.
+  const label = (i: number) => i.toString(16).padStart(40, '0');
+  const input = diffs.map((d, i) => `commit ${label(i)}\n\n${d.endsWith('\n') ? d : `${d}\n`}`).join('');
+  const out = (await gitRun(cwd, ['patch-id', '--stable'], { input })).stdout;
+  const ids = new Map(out.split('\n').filter(Boolean).map((l) => [l.split(' ')[1]!, l.split(' ')[0]!]));
+  return diffs.map((_, i) => ids.get(label(i)) ?? '');
+}
+
 /** simple-git, loaded on first use: `kseries scan` runs git grep only and need not load it. */
 async function git(cwd: string): Promise<SimpleGit> {
   const { simpleGit } = await import('simple-git');

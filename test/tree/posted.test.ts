@@ -1,0 +1,53 @@
+// Issue 44, item 3 on a real archive: a patch re-made from one posted to linux-wpan (../shared/inbox, read only) and
+// cut by kseries split is named by emit --inbox as posted already (the same change, by patch-id), with its author,
+// date and Message-Id; send refuses the series without --force.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { EmitResult } from '../../src/series/emit.js';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { forgetSeries } from '../helpers/series.js';
+import { cli, expectOneLineError, git, userTree } from '../helpers/tree.js';
+import type { KernelTree } from '../../src/tree/tree.js';
+
+const WPAN = path.join(REPO_ROOT, '../shared/inbox/linux-wpan.git');
+/** "[PATCH net] ieee802154: hwsim: free PIB after unregistering hardware", 2026-06-27: it applies to 6.12. */
+const POSTED = '20260627235805.17310-1-alhouseenyousef@gmail.com';
+let tree: KernelTree;
+let dir: string;
+
+beforeAll(async () => {
+  tree = await userTree();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-posted-'));
+  forgetSeries(tree.root, 'posted-hwsim');
+});
+afterAll(() => {
+  forgetSeries(tree.root, 'posted-hwsim');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('a patch posted already is named by emit --inbox, and send refuses the series without --force', async () => {
+  // The archived mail, committed by git am in a scratch worktree: the change a developer re-made unknowingly.
+  const commit = execFileSync('git', ['--git-dir', WPAN, 'log', '--format=%H %s'], { encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').find((l) => l.slice(41) === '[PATCH net] ieee802154: hwsim: free PIB after unregistering hardware')!.split(' ')[0]!;
+  fs.writeFileSync(path.join(dir, 'p.eml'), execFileSync('git', ['--git-dir', WPAN, 'show', `${commit}:m`]));
+  const wt = path.join(dir, 'wt');
+  git(tree.root, 'worktree', 'add', '-q', '--detach', wt, 'HEAD');
+  try {
+    execFileSync('git', ['am', path.join(dir, 'p.eml')], { cwd: wt, stdio: 'pipe', env: { ...process.env, GIT_COMMITTER_NAME: 'A Tester', GIT_COMMITTER_EMAIL: 'tester@example.org' } });
+  } catch (e) {
+    throw new Error(`${String((e as { stdout?: Buffer }).stdout)} ${String((e as { stderr?: Buffer }).stderr)} at ${git(wt, 'rev-parse', 'HEAD')} in ${tree.root}`);
+  }
+  const made = git(wt, 'rev-parse', 'HEAD').trim();
+  git(tree.root, 'worktree', 'remove', '--force', wt);
+  expect((await cli(['--tree', tree.root, 'split', made, '--series', 'posted-hwsim'])).code).toBe(0);
+  const e = await cli(['--tree', tree.root, 'emit', 'posted-hwsim', '--out', path.join(dir, 'out'), '--inbox', WPAN, '--json']);
+  expect(e.code, e.err).toBe(0);
+  const r = JSON.parse(e.out) as EmitResult;
+  expect(r.alreadyPosted).toEqual([expect.objectContaining({ patch: 1, by: 'patch-id', messageId: POSTED, date: '2026-06-27', from: expect.stringContaining('Yousef Alhouseen') })]);
+  // Nobody applied it (the thread is a discussion): no applied reply is claimed.
+  expect(r.alreadyPosted![0]!.applied).toBeUndefined();
+  const s = await cli(['--tree', tree.root, 'send', 'posted-hwsim', '--out', path.join(dir, 'out'), '--send', '--smtp-server', '127.0.0.1', '--smtp-port', '9']);
+  expectOneLineError(s, new RegExp(`patch 1 was posted already: .* <${POSTED.replace(/\./g, '\\.')}>`));
+}, 300_000);
