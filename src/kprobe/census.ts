@@ -55,7 +55,8 @@ export async function kprobeCensus(buildDir: string, objects: string[]): Promise
       const written = fs.existsSync(path.join(buildDir, 'source', object.replace(/\.o$/, '.S')));
       for (const fn of analysis.functions()) {
         c.functions++;
-        if (COLD_SUFFIX.test(fn.name)) {
+        // __pfx_<fn>.cold is the padding before a .cold part (CONFIG_CALL_PADDING), not a part of its own.
+        if (COLD_SUFFIX.test(fn.name) && !fn.name.startsWith('__pfx_')) {
           c.coldParts++;
           if (written) c.coldWritten++;
         }

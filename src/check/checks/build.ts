@@ -102,7 +102,7 @@ export function costLine(z: ObjectSize): string {
   // rtw88's debug.o without CONFIG_RTW88_DEBUGFS: built, and nothing in it (issue 45 builds what such #ifs hide).
   if (z.before.text === 0 && z.after.text === 0) return 'no code in this configuration, so the changed functions are not compiled';
   const part = (name: string, b: number, a: number) => `${name} ${b} -> ${a} (${signed(a - b)})`;
-  const parts = [part('text', z.before.text, z.after.text), ...(z.before.jumpTable || z.after.jumpTable ? [part('__jump_table', z.before.jumpTable, z.after.jumpTable)] : []), part('data', z.before.data, z.after.data)];
+  const parts = [part('text', z.before.text, z.after.text), ...(z.before.jumpTable !== z.after.jumpTable ? [part('__jump_table', z.before.jumpTable, z.after.jumpTable)] : []), part('data', z.before.data, z.after.data)];
   if (z.sameCode) parts.push('the same code bytes');
   const s = z.strings;
   const few = (list: string[]) => list.slice(0, 3).map((x) => JSON.stringify(x)).join(', ') + (list.length > 3 ? ` and ${list.length - 3} more` : '');
