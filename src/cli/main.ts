@@ -65,6 +65,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('set', { type: 'string', coerce: asList, describe: 'recipe parameter key=value' })
         .option('base', { type: 'string', coerce: checks.text('--base'), describe: 'commit to base the series on (default HEAD)' })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'author "Name <email>" (default: git config)' })
+        .option('inbox', { type: 'string', coerce: asList, describe: 'a list archive (public-inbox v2; repeat): cocci leaves out the patches posted there already, naming each' })
         .option('v', opt.version('version to create, a positive integer (default: next)'))
         .option('path', { type: 'string', coerce: checks.treePaths, describe: 'scan only this folder or .c file (repeat; recipes with a "paths" parameter)' })
         .option('only', { type: 'string', coerce: asList, describe: 'convert only this flag, name or file:name (repeat; recipes with an "only" parameter)' })
@@ -94,6 +95,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           measure: a.build ? { config: a.config, distcc: a.distcc } : undefined,
           // Only what it may convert is measured: auto flags, and with --toggles the manual ones too (a bigger kernel).
           runtime: a.build ? { config: a['measure-config'], workload: a.workload, candidates: a.toggles === true ? 'all' : 'auto' } : undefined,
+          ...(a.inbox ? { inbox: a.inbox } : {}),
         }),
       ),
     )

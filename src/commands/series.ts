@@ -30,6 +30,8 @@ export interface GenerateArgs {
   measure?: { config: string; distcc: boolean };
   /** The boot that measures flags first, for a recipe that asks (undefined: --no-build). */
   runtime?: { config: string; workload: string; candidates: MeasuredKinds };
+  /** List archives whose posted patches a recipe leaves out (cocci). */
+  inbox?: string[];
 }
 
 export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promise<number> {
@@ -38,7 +40,8 @@ export async function generate(io: Io, g: GlobalOptions, a: GenerateArgs): Promi
   const given = { ...parseSetArgs(a.set), ...listParams(recipe.manifest.id, recipe.manifest.params, lists) };
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const measure = a.measure && { ...a.measure, env: io.env, progress: progressReporter(io) };
-  const made = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, runtime: a.runtime, log: (l) => io.err(l) });
+  const inboxes = (a.inbox ?? []).map((d) => path.resolve(io.cwd, d));
+  const made = await generateSeries({ tree, recipe, given, base: a.base, from: a.from, version: a.version, measure, runtime: a.runtime, inboxes, log: (l) => io.err(l) });
   // A split recipe (one series per maintainer tree) lists each series; a plain one gives its series' fields.
   if (g.json) printJson(io, recipe.manifest.split ? { series: made.map(generatedJson) } : generatedJson(made[0]!));
   else for (const r of made) printGenerated(io, r);

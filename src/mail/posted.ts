@@ -84,7 +84,8 @@ export function diffPart(body: string): string {
 function changedLines(diff: string): string {
   return diff
     .split('\n')
-    .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l))
+    // An #include added or not is how two authors of one conversion differ most (cocci's diff has none of its own).
+    .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l) && !/^[+-]\s*#\s*include\b/.test(l))
     .map((l) => l.replace(/\s+$/, ''))
     .sort()
     .join('\n');

@@ -10,6 +10,8 @@ import type { Params } from '../templates/params.js';
 import type { FlagCandidate } from './static-key/scan.js';
 import type { LocatedScript } from '../edits/cocci.js';
 
+import type { OurPatch, PostedMatch } from '../mail/posted.js';
+
 export interface RecipeContext {
   tree: { root: string; version: string };
   /** A file's text at the series base, or undefined when it does not exist. */
@@ -28,6 +30,11 @@ export interface RecipeContext {
   sourcesNaming?(word: string): Promise<string[]>;
   /** A file's recent authors and committers (get_maintainer.pl --git); none in a tree without history. */
   authorsOf?(file: string): Promise<string[]>;
+  /**
+   * Which of these patches the list archives given (generate --inbox) hold already (mail/posted.ts); absent without
+   * archives.
+   */
+  posted?(patches: OurPatch[]): Promise<PostedMatch[]>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */
   subjectsOf?(file: string): Promise<string[]>;
   /** A folder's latest commits, newest first, with the files each changed; none in a tree without history. */

@@ -21,6 +21,8 @@ import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPl
 import { branchName, loadSeries, saveRecord, seriesVersions, type SeriesRecord } from './store.js';
 import { kseriesDir, withLock, worktreeAt } from '../tree/worktree.js';
 import { runSpatch } from '../tools/spatch.js';
+import { indexInboxes } from '../mail/inbox.js';
+import { alreadyPosted, type OurPatch } from '../mail/posted.js';
 import { diffFiles } from '../edits/cocci.js';
 
 export interface GenerateOptions {
@@ -43,6 +45,8 @@ export interface GenerateOptions {
    * (kseries measure, cached per commit) and give the recipe each flag's hits. Undefined: nothing is booted.
    */
   runtime?: RuntimeRequest;
+  /** List archives to leave out what was posted there already (recipes that ask: cocci). */
+  inboxes?: string[];
   /** Progress lines (the draft build takes a while). */
   log?: (line: string) => void;
   /**
@@ -75,7 +79,7 @@ export async function generateSeries(opts: GenerateOptions): Promise<GenerateRes
   const { tree } = opts;
   const { base, after } = await baseOf(tree, opts.recipe, await resolveCommit(tree, opts.base ?? 'HEAD'));
   const author = await authorIdent(tree, opts.from);
-  const services = await treeServices(tree, base);
+  const services = await treeServices(tree, base, opts.inboxes);
   const own = opts.recipe.code?.services;
   if (own?.flagCandidates) services.flagCandidates = own.flagCandidates(tree, base);
   if (opts.recipe.manifest.measure && opts.runtime && own?.runtime) services.runtime = await own.runtime({ tree, base, how: opts.runtime, build: opts.measure ?? { config: 'defconfig', distcc: false }, log: opts.log });
@@ -207,8 +211,14 @@ async function filesNaming(root: string, base: string, word: string, pathspecs: 
 const HISTORY_SUBJECTS = 30;
 
 /** What every recipe may ask of the tree at the base: get_maintainer.pl, files naming a word, history, spatch, headers. */
-export async function treeServices(tree: KernelTree, base: string): Promise<TreeServices> {
+export async function treeServices(tree: KernelTree, base: string, inboxes: string[] = []): Promise<TreeServices> {
   const useGit = await hasHistory(tree);
+  // The archives are indexed once, when a recipe first asks.
+  let archive: ReturnType<typeof indexInboxes> | undefined;
+  const posted = async (patches: OurPatch[]) => {
+    const { epochs, mails } = await (archive ??= indexInboxes(inboxes));
+    return alreadyPosted(tree.root, epochs, mails, patches);
+  };
   const route = routesAt(tree.root, readAtCommit(tree.root, base, 'MAINTAINERS').then((t) => parseSections(t ?? '')));
   return {
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
@@ -221,6 +231,7 @@ export async function treeServices(tree: KernelTree, base: string): Promise<Tree
     // Each folder's changed files are routed while spatch works on the next (the answers wait in the route's cache).
     spatch: spatchAt(tree, base, (diff) => diffFiles(diff).forEach((f) => void route(f.file).catch(() => undefined))),
     headersOf: (names) => headersDefining(tree, base, names),
+    ...(inboxes.length ? { posted } : {}),
   };
 }
 

@@ -135,6 +135,20 @@ test('a driver whose MAINTAINERS entry is orphaned (S: Orphan) is named, not sen
   expect(prepared.notices).toContainEqual('I2C ALGO BIT is orphaned (S: Orphan in MAINTAINERS): 1 file left out (drivers/i2c/algos/i2c-algo-bit.c)');
 });
 
+test('a patch the lists have had already (generate --inbox) is left out and named with where it was posted', async () => {
+  const asked: string[][] = [];
+  const posted: TreeServices['posted'] = async (patches) => {
+    asked.push(patches.flatMap((p) => p.files));
+    const i = patches.findIndex((p) => p.files.includes('drivers/spi/spi-aspeed-smc.c') && p.summary === 'use str_read_write()' && p.diff.includes('+'));
+    return i < 0 ? [] : [{ patch: i + 1, by: 'patch-id', subject: '[PATCH] spi: aspeed-smc: Use str_read_write()', from: 'Someone <s@example.org>', date: '2025-02-01', messageId: 'x@y', applied: { by: 'Mark Brown', messageId: 'a@y' } }];
+  };
+  const { plan } = await planCocci({ script: 'tree:scripts/coccinelle/api/string_choices.cocci', paths: 'drivers/i2c,drivers/spi' }, DIFF, { posted });
+  expect(asked).toEqual([['drivers/i2c/algos/i2c-algo-bit.c', 'drivers/spi/spi-aspeed-smc.c']]);
+  const prepared = plan.prepared as { notices: string[]; trees: { suffix: string }[] };
+  expect(prepared.trees.map((t) => t.suffix)).toEqual(['wsa-linux']);
+  expect(prepared.notices).toContainEqual('spi: aspeed-smc: left out, posted already: "[PATCH] spi: aspeed-smc: Use str_read_write()" by Someone <s@example.org> on 2025-02-01, <x@y>, applied (Mark Brown)');
+});
+
 test("a script of the user's goes into the message; one that changes nothing is exit 1", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-cocci-'));
   const script = path.join(dir, 'mine.cocci');

@@ -7,6 +7,7 @@ import { hunkPlaces, withoutConstDiscards, withoutDeadHunks, wrapAdded } from '.
 import { byTree, commonPrefix, groupFiles, othersLine, type Group } from '../../subsystems/groups.js';
 import { batches, cite, rulesOf, ruleSaying } from '../../subsystems/profile.js';
 import { SUMMARY_MAX } from '../../check/rules.js';
+import { summaryOf } from '../../mail/posted.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 
@@ -38,9 +39,18 @@ export const cocci: RecipeCode = {
       const w = wrapped(g);
       return { ...groupVars(w.group, title(g.files, g.prefix + g.named), needs), wrappedLines: w.count, columnLimit: w.max };
     });
+    // What the lists have had already (generate --inbox): left out, and named with where it was posted.
+    const posted = ctx.posted ? await ctx.posted(groups.map((g) => ({ summary: summaryOf(`${g.prefix}: ${g.groupTitle}`), files: g.files.map((f) => f.file), diff: g.diffText }))) : [];
+    const postedNotices: string[] = [];
+    for (const p of posted) {
+      const g = groups[p.patch - 1]!;
+      postedNotices.push(`${g.prefix}: left out, posted already${p.by === 'subject' ? ' (the same subject for the same files)' : ''}: "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `, applied (${p.applied.by})` : ''}`);
+    }
+    const left = groups.filter((_, i) => !posted.some((p) => p.patch === i + 1));
     const medium = /^(medium|moderate|low)$/i.test(script.confidence ?? '');
     const name = script.inTree ? script.file : path.basename(script.file);
-    const { parts, notices } = await seriesParts(ctx, byTree(groups), params.force === true || params.rfc === true);
+    const { parts, notices } = await seriesParts(ctx, byTree(left), params.force === true || params.rfc === true);
+    notices.unshift(...postedNotices);
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
     if (!params.why) notices.push(`the messages say what ${name} changes, not why it is better: say it with --set why="..." (kseries check adds what each patch costs below its ---)`);
     const guessed = groups.filter((g) => g.confirmPrefix && !orphaned(g)).map((g) => `${g.prefix}${g.prefixAlso ? ` or ${g.prefixAlso}` : ''} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
