@@ -107,11 +107,13 @@ export interface EmitArgs {
   to: string[];
   cc: string[];
   force: boolean;
-  /** List archives to look in for patches of the series posted already. */
+  /** List archives to look in for patches of the series posted already, and for who applies today. */
   inbox?: string[];
+  toApplier?: boolean;
 }
 
 export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<number> {
+  if (a.toApplier && !a.inbox?.length) throw new UsageError('--to-applier reads who applies from list archives', 'add --inbox ARCHIVE');
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
   const r = await emitSeries({
     tree,
@@ -125,7 +127,7 @@ export async function emit(io: Io, g: GlobalOptions, a: EmitArgs): Promise<numbe
     to: a.to,
     cc: a.cc,
     force: a.force,
-    ...(a.inbox?.length ? { inboxes: a.inbox.map((d) => path.resolve(io.cwd, d)) } : {}),
+    ...(a.inbox?.length ? { inboxes: a.inbox.map((d) => path.resolve(io.cwd, d)), toApplier: a.toApplier === true } : {}),
   });
   if (g.json) printJson(io, r);
   else printEmitted(io, r);
@@ -141,6 +143,14 @@ export function printEmitted(io: Io, r: EmitResult): void {
     io.out(`warning: patch ${p.patch} was posted already (${how}): "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `; applied: ${p.applied.by} <${p.applied.messageId}>` : ''}`);
   }
   if (r.alreadyPosted?.length) io.out('hint: leave those patches out and generate again; send --send refuses the series without --force');
+  // An entry with no applied patch of its own (a driver's) is applied through a broader one (its subsystem's).
+  const broader = r.appliers?.find((a) => a.appliers.length);
+  for (const a of r.appliers ?? []) {
+    const by = a.appliers.length ? a : broader;
+    const now = by ? `; ${by === a ? "its files'" : `${by.entry}'s`} patches were applied by ${by.appliers.slice(0, 2).map((p) => `${p.who} (${p.count}, last ${p.last.date} <${p.last.messageId}>)`).join(', ')}` : '';
+    for (const m of a.silent) io.out(`warning: ${m.who} (${a.entry}) ${m.last ? `last wrote to the lists on ${m.last.date} <${m.last.messageId}>` : 'has written nothing to the archives given'}${now}`);
+  }
+  if (r.appliers?.some((a) => a.silent.length) && broader) io.out('hint: --to-applier puts who applies them To: on every message');
   if (r.prerequisiteUnsent) io.out(`warning: it applies on top of ${r.prerequisiteUnsent}, not sent yet: the cover says it is posted separately, without its Message-Id\nhint: send ${r.prerequisiteUnsent} first, then emit this again to name it`);
 }
 

@@ -30,6 +30,8 @@ export interface IndexedMail {
   diff: boolean;
   /** The files its `diff --git` lines name (a patch's), in order. */
   files?: string[];
+  /** A line of its own (not quoted) says it applied what it answers: "Applied to wpan-next, thanks!", "Thanks, applied". */
+  applied?: true;
 }
 
 /** A commit whose tree holds no message (public-inbox writes `d` for a deleted one), or one that is not mail. */
@@ -171,6 +173,7 @@ export function indexMessage(raw: Buffer): Omit<IndexedMail, 'epoch' | 'commit'>
     ...(date && !Number.isNaN(date.getTime()) ? { date } : {}),
     diff: end >= 0 && hasDiffAfter(raw, end),
     ...(end >= 0 ? filesOf(raw, end) : {}),
+    ...(end >= 0 && saysApplied(raw, end) ? { applied: true as const } : {}),
   };
 }
 
@@ -191,6 +194,21 @@ function filesOf(raw: Buffer, from: number): { files?: string[] } {
     if (file && !files.includes(file)) files.push(file);
   }
   return files.length ? { files } : {};
+}
+
+const APPLIED_LINE = /^(?:thanks,?\s+)?(?:applied|queued)\b/i;
+
+/** A line of the body, not a quoted one, that starts by saying it applied: found from each "pplied" or "ueued". */
+function saysApplied(raw: Buffer, from: number): boolean {
+  for (const word of ['pplied', 'ueued']) {
+    for (let at = raw.indexOf(word, from); at >= 0; at = raw.indexOf(word, at + 1)) {
+      const start = raw.lastIndexOf(10, at) + 1;
+      if (start <= from) continue;
+      const eol = raw.indexOf(10, at);
+      if (APPLIED_LINE.test(raw.subarray(start, eol < 0 ? raw.length : eol).toString('latin1'))) return true;
+    }
+  }
+  return false;
 }
 
 /** Message-Ids of a header value, without angle brackets. */

@@ -8,11 +8,12 @@ import type { CheckReport } from '../check/report.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
-import { parseSections } from '../subsystems/maintainers.js';
+import { parseSections, THE_REST } from '../subsystems/maintainers.js';
 import { withoutTag } from '../subsystems/prefix.js';
 import { addressedTo, toEntries, withoutKeywordOnly } from '../subsystems/recipients.js';
 import { indexInboxes } from '../mail/inbox.js';
 import { alreadyPosted, diffPart, POSTED, summaryOf, type PostedMatch } from '../mail/posted.js';
+import { whoApplies, type EntryAppliers } from '../mail/appliers.js';
 import { mailFiles } from '../check/tree-rules.js';
 import { runGetMaintainer, sectionsPerFile, unique, type Recipients } from '../tools/kernel-scripts.js';
 import { hasHistory, type KernelTree } from '../tree/tree.js';
@@ -38,8 +39,12 @@ export interface EmitOptions {
   fallbackNotes?: string[];
   /** Emit even when the series' last check (out/<series>/v<N>/report.json) failed. */
   force?: boolean;
-  /** List archives (public-inbox v2) to look for patches of this series posted already. */
+  /** List archives (public-inbox v2) to look for patches of this series posted already, and who applies today. */
   inboxes?: string[];
+  /** What "today" is for a maintainer's silence (tests); default now. */
+  now?: Date;
+  /** With inboxes: the person who applied most of each entry's patches To: on every message. */
+  toApplier?: boolean;
   /** Extra recipients for every message. */
   to?: string[];
   cc?: string[];
@@ -68,6 +73,8 @@ export interface EmitResult {
   prerequisiteUnsent?: string;
   /** Patches of this series the list archives (--inbox) hold already: send refuses them without --force. */
   alreadyPosted?: PostedMatch[];
+  /** The series' MAINTAINERS entries as the archives show them (--inbox): silent maintainers, who applies now. */
+  appliers?: EntryAppliers[];
 }
 
 
@@ -112,7 +119,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       // Not the people of an entry that names a patch's file only by an N: keyword; To: those who apply it.
       const [named, sections] = await Promise.all([runGetMaintainer(tree.root, file, { useGit }), sectionsPerFile(tree.root, changed)]);
       const docs = changed.length > 0 && changed.every((c) => c.startsWith('Documentation/'));
-      return { ...withoutKeywordOnly(named, changed, entries), appliers: toEntries(changed, sections, entries, true), owners: toEntries(changed, sections, entries), docs };
+      return { ...withoutKeywordOnly(named, changed, entries), appliers: toEntries(changed, sections, entries, true), owners: toEntries(changed, sections, entries), docs, sections };
     });
     const patchRecipients = recipients.filter((r): r is NonNullable<typeof r> => r !== undefined);
     // The cover, and every patch of a series that goes to everyone (ccAll), To: the people who apply the series.
@@ -123,6 +130,13 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
     // (linux-doc, the documentation maintainer) get that patch and the cover, not the code.
     const codeUnion = unionOf(patchRecipients.filter((r) => !r.docs));
 
+    // Who applies the series' entries today, by the archives (--inbox): silent maintainers, and the people who apply
+    // now, To: on every message with --to-applier.
+    const archive = opts.inboxes?.length ? await indexInboxes(opts.inboxes) : undefined;
+    const named = new Set(patchRecipients.flatMap((r) => r.sections.flat().map((e) => e.name)));
+    const lists = [...new Set((archive?.epochs ?? []).map((e) => e.name.split('/')[0]!.toLowerCase()))];
+    const today = archive ? whoApplies(archive.mails, entries.filter((e) => named.has(e.name) && e.name !== THE_REST), opts.now ?? new Date(), lists).filter((a) => a.silent.length || a.appliers.length) : undefined;
+    const toAppliers = opts.toApplier ? (today ?? []).flatMap((a) => (a.appliers[0] ? [a.appliers[0].who] : [])) : [];
     const messages: EmittedMessage[] = [];
     const texts: string[] = [];
     for (const [i, f] of files.entries()) {
@@ -145,7 +159,7 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       // of its `to` entries apply it, so they are in To.
       const named = (field: Record<string, string[]> | undefined) => entries.filter((e) => (isCover ? Object.values(field ?? {}).flat() : (field?.[subjectOf(mail.headers)] ?? [])).includes(e.name));
       const appliedBy = named(rec.patchTo);
-      const to = unique([...appliedBy.flatMap((e) => e.maintainers), ...toOrLists(own), ...(opts.to ?? [])]);
+      const to = unique([...appliedBy.flatMap((e) => e.maintainers), ...toOrLists(own), ...(opts.to ?? []), ...toAppliers]);
       const extra = [...named(rec.patchCc), ...appliedBy].flatMap((e) => [...e.maintainers, ...(e.reviewers ?? []), ...e.lists.map((l) => l.replace(/\s.*$/, ''))]);
       const cc = unique([...own.cc, ...extra, ...(opts.cc ?? [])]).filter((a) => !to.includes(a));
       const messageId = idOf(index);
@@ -165,10 +179,10 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
       texts.push(text);
     }
     writeOut(dir, messages.map((m) => m.file), texts);
-    const posted = opts.inboxes?.length ? await postedAlready(tree.root, opts.inboxes, messages, texts) : undefined;
+    const posted = archive ? await postedAlready(tree.root, archive, messages, texts) : undefined;
     if (posted) fs.writeFileSync(path.join(dir, POSTED), `${JSON.stringify({ tip: rec.tip, matches: posted }, null, 2)}\n`);
     const local = await localBase(tree.root, treeBase(rec));
-    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}), ...(prerequisite?.unsent ? { prerequisiteUnsent: prerequisite.unsent } : {}), ...(posted?.length ? { alreadyPosted: posted } : {}) };
+    return { dir, series: rec.name, version: rec.version, mbox: path.join(dir, 'series.mbox'), messages, ...(local ? { localBase: local } : {}), ...(prerequisite?.unsent ? { prerequisiteUnsent: prerequisite.unsent } : {}), ...(posted?.length ? { alreadyPosted: posted } : {}), ...(today?.length ? { appliers: today } : {}) };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
@@ -276,8 +290,7 @@ async function changelogOf(tree: KernelTree, rec: SeriesRecord): Promise<string>
 }
 
 /** The series' patches the archives hold already (mail/posted.ts), each by the file and change of its mail. */
-async function postedAlready(cwd: string, inboxes: string[], messages: EmittedMessage[], texts: string[]): Promise<PostedMatch[]> {
-  const { epochs, mails } = await indexInboxes(inboxes);
+async function postedAlready(cwd: string, { epochs, mails }: Awaited<ReturnType<typeof indexInboxes>>, messages: EmittedMessage[], texts: string[]): Promise<PostedMatch[]> {
   const ours = messages.flatMap((m, i) => {
     if (m.file.startsWith('0000-')) return [];
     const text = texts[i]!;

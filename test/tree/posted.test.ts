@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { EmitResult } from '../../src/series/emit.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { forgetSeries } from '../helpers/series.js';
+import { scratchCommitOf } from '../helpers/review.js';
 import { cli, expectOneLineError, git, userTree } from '../helpers/tree.js';
 import type { KernelTree } from '../../src/tree/tree.js';
 
@@ -22,9 +23,11 @@ beforeAll(async () => {
   tree = await userTree();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-posted-'));
   forgetSeries(tree.root, 'posted-hwsim');
+  forgetSeries(tree.root, 'applies-adf7242');
 });
 afterAll(() => {
   forgetSeries(tree.root, 'posted-hwsim');
+  forgetSeries(tree.root, 'applies-adf7242');
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -50,4 +53,22 @@ test('a patch posted already is named by emit --inbox, and send refuses the seri
   expect(r.alreadyPosted![0]!.applied).toBeUndefined();
   const s = await cli(['--tree', tree.root, 'send', 'posted-hwsim', '--out', path.join(dir, 'out'), '--send', '--smtp-server', '127.0.0.1', '--smtp-port', '9']);
   expectOneLineError(s, new RegExp(`patch 1 was posted already: .* <${POSTED.replace(/\./g, '\\.')}>`));
+}, 300_000);
+
+test('who applies today: a maintainer silent in the archive is named, the people who apply the files offered (--to-applier)', async () => {
+  const commit = scratchCommitOf(tree.root, [{ file: 'drivers/net/ieee802154/adf7242.c', from: ' * Analog Devices ADF7242 Low-Power IEEE 802.15.4 Transceiver', to: ' * Analog Devices ADF7242 low-power IEEE 802.15.4 transceiver' }], 'ieee802154: adf7242: Lower-case the header comment\n\nAs the rest of the file writes it.\n\nSigned-off-by: A U Thor <author@example.org>\n');
+  expect((await cli(['--tree', tree.root, 'split', commit, '--series', 'applies-adf7242'])).code).toBe(0);
+  const e = await cli(['--tree', tree.root, 'emit', 'applies-adf7242', '--out', path.join(dir, 'out'), '--inbox', WPAN, '--to-applier', '--json']);
+  expect(e.code, e.err).toBe(0);
+  const r = JSON.parse(e.out) as EmitResult;
+  // The driver's only listed maintainer last wrote to linux-wpan in October 2023: more than a year ago.
+  const adf = r.appliers!.find((a) => a.entry === 'ADF7242 IEEE 802.15.4 RADIO DRIVER')!;
+  expect(adf.silent).toEqual([{ who: 'Michael Hennerich <michael.hennerich@analog.com>', last: { date: '2023-10-23', messageId: expect.stringContaining('@SN7PR03MB7132.namprd03.prod.outlook.com') } }]);
+  // The subsystem's patches are applied by its maintainers, Stefan Schmidt the most often: To: on the mail.
+  const sub = r.appliers!.find((a) => a.entry === 'IEEE 802.15.4 SUBSYSTEM')!;
+  expect(sub.appliers[0]).toMatchObject({ address: 'stefan@datenfreihafen.org', count: expect.any(Number) });
+  expect(sub.appliers[0]!.count).toBeGreaterThanOrEqual(10);
+  expect(r.messages[0]!.to.join(' ')).toContain('stefan@datenfreihafen.org');
+  // Without --inbox, --to-applier has nothing to read: one line.
+  expectOneLineError(await cli(['--tree', tree.root, 'emit', 'applies-adf7242', '--out', path.join(dir, 'out'), '--to-applier']), /--to-applier reads who applies from list archives/);
 }, 300_000);
