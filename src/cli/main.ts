@@ -108,12 +108,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('body', { type: 'string', coerce: checks.text('--body'), describe: 'Handlebars template of each message body (default: the commit\'s body, and what the patch needs of earlier ones)' })
         .option('series', { type: 'string', coerce: checks.text('--series'), describe: 'name of the series (default split-<title>); one per tree gets the tree after it' })
         .option('prefix', { type: 'string', coerce: checks.text('--prefix'), describe: "subject prefix of every patch (default: the files' history, else the subsystem's conventions and the driver's name)" })
+        .option('inbox', { type: 'string', coerce: asList, describe: 'a list archive (public-inbox v2; repeat): on a tree without history, the subjects posted for the files stand in for it' })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'author "Name <email>" (default: git config)' })
         .option('v', opt.version('version to create, a positive integer (default: next)'))
         .example('$0 split HEAD', 'your last commit, one series per tree that takes its files')
         .example('$0 split --worktree --subject "{{prefix}}: Use str_on_off()" --body "The helper says it in one word."', 'your uncommitted changes')
         .example('$0 split v6.12..my-branch --by tree --subject "{{prefix}}: Drop foo" --body "foo() has no caller."', 'several commits as one change, a patch per tree'),
-      run(async (g, a) => (await import('../commands/series.js')).split(io, g, { range: a.range, worktree: a.worktree, by: a.by, subject: a.subject, body: a.body, series: a.series, prefix: a.prefix, from: a.from, version: a.v })),
+      run(async (g, a) => (await import('../commands/series.js')).split(io, g, { range: a.range, worktree: a.worktree, by: a.by, subject: a.subject, body: a.body, series: a.series, prefix: a.prefix, from: a.from, version: a.v, ...(a.inbox ? { inboxes: a.inbox } : {}) })),
     )
     .command('series', 'list generated series and their versions', {}, run(async (g) => (await import('../commands/series.js')).series(io, g)))
     .command('emit [series]', 'write out/<series>/v<N>/: patches, cover letter, series.mbox', (y: Argv) =>

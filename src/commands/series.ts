@@ -69,7 +69,7 @@ export type SplitArgs = Omit<SplitOptions, 'tree'>;
 
 export async function split(io: Io, g: GlobalOptions, a: SplitArgs): Promise<number> {
   const tree = await openTree({ cwd: io.cwd, tree: g.tree, env: io.env });
-  const made = await splitChange({ tree, ...a });
+  const made = await splitChange({ tree, ...a, ...(a.inboxes?.length ? { inboxes: a.inboxes.map((d) => path.resolve(io.cwd, d)) } : {}), log: (l) => io.err(l) });
   if (g.json) printJson(io, { series: made.map(generatedJson) });
   else for (const r of made) printGenerated(io, r);
   return 0;

@@ -35,6 +35,11 @@ export interface RecipeContext {
    * archives.
    */
   posted?(patches: OurPatch[]): Promise<PostedMatch[]>;
+  /**
+   * Where the tree has no history and list archives stand in for it (generate --inbox): the Message-Id a subject
+   * that subjectsOf or folderLog gave was posted with, for the report to cite.
+   */
+  postedAs?(subject: string): Promise<string | undefined>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */
   subjectsOf?(file: string): Promise<string[]>;
   /** A folder's latest commits, newest first, with the files each changed; none in a tree without history. */

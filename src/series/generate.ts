@@ -219,6 +219,17 @@ export async function treeServices(tree: KernelTree, base: string, inboxes: stri
     const { epochs, mails } = await (archive ??= indexInboxes(inboxes));
     return alreadyPosted(tree.root, epochs, mails, patches);
   };
+  // The archives' patches (not replies) as a history would list them: subject without brackets, files, newest first.
+  let history: Promise<{ subject: string; files: string[]; messageId: string }[]> | undefined;
+  const archived = () =>
+    (history ??= (archive ??= indexInboxes(inboxes)).then(({ mails }) =>
+      mails
+        .filter((m) => m.diff && m.files?.length && m.messageId && !/^(re|aw|sv|fwd?)\s*:/i.test(m.subject))
+        .sort((a, b) => (b.date?.getTime() ?? 0) - (a.date?.getTime() ?? 0))
+        .map((m) => ({ subject: m.subject.replace(/^(\s*\[[^\]]*\]\s*)+/, '').trim(), files: m.files!, messageId: m.messageId! }))
+        // A patch posted in four versions is one change of the history: its newest posting.
+        .filter((p, i, all) => all.findIndex((q) => q.subject === p.subject) === i),
+    ));
   const route = routesAt(tree.root, readAtCommit(tree.root, base, 'MAINTAINERS').then((t) => parseSections(t ?? '')));
   return {
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
@@ -226,8 +237,10 @@ export async function treeServices(tree: KernelTree, base: string, inboxes: stri
     authorsOf: async (file) => (useGit ? runGetMaintainerGit(tree.root, file) : []),
     docsNaming: (word) => filesNaming(tree.root, base, word, ['Documentation']),
     sourcesNaming: (word) => filesNaming(tree.root, base, word, ['*.c', '*.h']),
-    subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : []),
-    folderLog: async (folder) => (useGit ? folderLogAt(tree.root, base, folder) : []),
+    // A tree without history (Debian's tarball) learns its subjects from the archives given, when there are some.
+    subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : inboxes.length ? (await archived()).filter((p) => p.files.includes(file)).slice(0, HISTORY_SUBJECTS).map((p) => p.subject) : []),
+    folderLog: async (folder) => (useGit ? folderLogAt(tree.root, base, folder) : inboxes.length ? (await archived()).filter((p) => p.files.some((f) => f.startsWith(`${folder}/`))).slice(0, HISTORY_SUBJECTS) : []),
+    ...(inboxes.length && !useGit ? { postedAs: async (subject: string) => (await archived()).find((p) => p.subject === subject)?.messageId } : {}),
     // Each folder's changed files are routed while spatch works on the next (the answers wait in the route's cache).
     spatch: spatchAt(tree, base, (diff) => diffFiles(diff).forEach((f) => void route(f.file).catch(() => undefined))),
     headersOf: (names) => headersDefining(tree, base, names),

@@ -34,6 +34,10 @@ export interface SplitOptions {
   prefix?: string;
   from?: string;
   version?: number;
+  /** List archives standing in for the history a tree without it lacks (subject prefixes). */
+  inboxes?: string[];
+  /** What the reader should know: the prefixes the archives gave, each with the subject it follows. */
+  log?: (line: string) => void;
 }
 
 /** Where a change came from: its base, its files before and after, and what its commits said. */
@@ -54,8 +58,17 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   if (!title && !opts.subject) throw new UsageError(`split ${opts.range ?? '--worktree'}: no one commit says what the change is`, 'name it: --subject "{{prefix}}: Use foo()" (several commits and --worktree need one)');
   // submitting-patches.rst: "Describe your changes" — checkpatch warns of a patch without a word of why.
   if (!change.body && !opts.body) throw new UsageError(`split ${opts.range ?? '--worktree'}: its patches would say nothing of why (${change.title ? 'the commit has no body' : 'no one commit gives a message'})`, 'give one: --body "..." (variables: prefix, files, treeName, body), or reword the commit with a body');
-  const services = { ...(await treeServices(tree, change.base)), readFile: (f: string) => readAtCommit(tree.root, change.base, f) };
+  const services = { ...(await treeServices(tree, change.base, opts.inboxes)), readFile: (f: string) => readAtCommit(tree.root, change.base, f) };
   const groups = await cut(services, change.files, opts.by, opts.prefix);
+  if (services.postedAs) {
+    for (const g of groups.filter((x) => /history/.test(x.prefixSource))) {
+      const file = g.files[0]!.file;
+      const seen = [...((await services.subjectsOf?.(file)) ?? []), ...((await services.folderLog?.(path.posix.dirname(file))) ?? []).map((c) => c.subject)];
+      const example = seen.find((x) => x.startsWith(`${g.prefix}:`));
+      const id = example && (await services.postedAs(example));
+      if (id) opts.log?.(`${g.prefix}: the prefix the list archives give ${file} ("${example}", <${id}>)`);
+    }
+  }
   const ordered = withDependencies(groups);
   // Each tree's patches within its series limit: the rest are later parts (dependencies keep their order).
   const trees = byTree(ordered).flatMap((gs) => batches(gs, rulesOf(gs[0]!.route)?.seriesLimit?.max).map((part, i, all) => Object.assign(part, { part: all.length > 1 ? i + 1 : 0 })));

@@ -24,10 +24,12 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-posted-'));
   forgetSeries(tree.root, 'posted-hwsim');
   forgetSeries(tree.root, 'applies-adf7242');
+  for (const x of ['hwsim-git', 'hwsim-archive']) forgetSeries(tree.root, x);
 });
 afterAll(() => {
   forgetSeries(tree.root, 'posted-hwsim');
   forgetSeries(tree.root, 'applies-adf7242');
+  for (const x of ['hwsim-git', 'hwsim-archive']) forgetSeries(tree.root, x);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -71,4 +73,15 @@ test('who applies today: a maintainer silent in the archive is named, the people
   expect(r.messages[0]!.to.join(' ')).toContain('stefan@datenfreihafen.org');
   // Without --inbox, --to-applier has nothing to read: one line.
   expectOneLineError(await cli(['--tree', tree.root, 'emit', 'applies-adf7242', '--out', path.join(dir, 'out'), '--to-applier']), /--to-applier reads who applies from list archives/);
+}, 300_000);
+
+test("prefixes from the archive: a tree without history takes the subjects posted for the file, and says where from", async () => {
+  const commit = scratchCommitOf(tree.root, [{ file: 'drivers/net/ieee802154/mac802154_hwsim.c', from: 'MODULE_DESCRIPTION(', to: 'MODULE_DESCRIPTION( ' }], 'hwsim: Tidy\n\nA space.\n\nSigned-off-by: A U Thor <author@example.org>\n');
+  // The module is mac802154_hwsim, which the conventions name; its list writes "ieee802154: hwsim:".
+  const plain = await cli(['--tree', tree.root, 'split', commit, '--series', 'hwsim-git', '--json']);
+  expect((JSON.parse(plain.out) as { series: { commits: { subject: string }[] }[] }).series[0]!.commits[0]!.subject).toBe('ieee802154: mac802154_hwsim: Tidy');
+  const r = await cli(['--tree', tree.root, 'split', commit, '--series', 'hwsim-archive', '--inbox', WPAN, '--json']);
+  expect(r.code, r.err).toBe(0);
+  expect((JSON.parse(r.out) as { series: { commits: { subject: string }[] }[] }).series[0]!.commits[0]!.subject).toBe('ieee802154: hwsim: Tidy');
+  expect(r.err).toMatch(/^ieee802154: hwsim: the prefix the list archives give drivers\/net\/ieee802154\/mac802154_hwsim\.c \("ieee802154: hwsim: [^"]+", <[^>]+>\)$/m);
 }, 300_000);

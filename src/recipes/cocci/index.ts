@@ -53,6 +53,17 @@ export const cocci: RecipeCode = {
     notices.unshift(...postedNotices);
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
     if (!params.why) notices.push(`the messages say what ${name} changes, not why it is better: say it with --set why="..." (kseries check adds what each patch costs below its ---)`);
+    // A tree without history whose prefixes came from the archives (generate --inbox): each with the subject it follows.
+    if (ctx.postedAs) {
+      const cited: string[] = [];
+      for (const g of left.filter((x) => /history/.test(x.prefixSource))) {
+        const seen = [...(await ctx.subjectsOf?.(g.diffs[0]!.file) ?? []), ...((await ctx.folderLog?.(path.posix.dirname(g.diffs[0]!.file))) ?? []).map((c) => c.subject)];
+        const example = seen.find((x) => x.startsWith(`${g.prefix}:`));
+        const id = example && (await ctx.postedAs(example));
+        if (id) cited.push(`${g.prefix} ("${example}", <${id}>)`);
+      }
+      if (cited.length) notices.push(`the tree has no history: subject prefixes from the list archives: ${cited.join(', ')}`);
+    }
     const guessed = groups.filter((g) => g.confirmPrefix && !orphaned(g)).map((g) => `${g.prefix}${g.prefixAlso ? ` or ${g.prefixAlso}` : ''} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
     if (guessed.length) notices.push(`the tree has no history to learn subject prefixes from; confirm ${guessed.length === 1 ? 'this one' : `these ${guessed.length}`} or give --set prefix=...: ${guessed.join(', ')}`);
     return {
