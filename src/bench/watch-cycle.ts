@@ -21,12 +21,12 @@ export async function benchWatchCycle(_tree: KernelTree): Promise<BenchResult[]>
     const tip = (await gitRaw(archive, ['rev-parse', 'HEAD'])).trim();
     await gitRaw(archive, ['update-ref', 'refs/heads/master', `${tip}~100`]);
     const opts = { inboxes: [archive], stateDir: path.join(dir, 'state'), since: new Date('2100-01-01'), review: async () => { throw new Error('no review expected'); } };
-    await watchCycle(opts);
+    const known = (await watchCycle(opts)).read;
     const idle = await timed(() => watchCycle(opts));
     await gitRaw(archive, ['update-ref', 'refs/heads/master', tip]);
     const hundred = await timed(() => watchCycle(opts));
     return [
-      { name: `watch cycle, no new mail (${path.basename(ARCHIVE)}, 16,265 messages known)`, ours: idle.seconds, peerName: 'the target', peer: 2, target: '≤ 2 s', ok: idle.seconds <= 2 },
+      { name: `watch cycle, no new mail (${path.basename(ARCHIVE)}, ${known} messages known)`, ours: idle.seconds, peerName: 'the target', peer: 2, target: '≤ 2 s', ok: idle.seconds <= 2 },
       { name: `watch cycle, ${hundred.value.read} new messages indexed (reviews left out)`, ours: hundred.seconds, peerName: 'the target', peer: 5, target: '≤ 5 s', ok: hundred.seconds <= 5 },
     ];
   } finally {

@@ -14,10 +14,7 @@ import { codeDigest, keptResult } from '../kept.js';
 import { onPath } from '../tools/which.js';
 import type { ObjectCode } from '../object-code/parse.js';
 import { elfSections } from '../object-code/elf.js';
-
-const SHF_EXECINSTR = 0x4;
-const SHT_NOBITS = 8;
-import { mergedStrings, sectionTotals, stringChanges, type SectionTotals } from '../object-code/sizes.js';
+import { codeBytesDigest, mergedStrings, sectionTotals, stringChanges, type SectionTotals } from '../object-code/sizes.js';
 import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -425,9 +422,7 @@ function factsOf(file: string): ObjectFacts | undefined {
   try {
     const image = fs.readFileSync(file);
     const sections = elfSections(file, image);
-    const code = createHash('sha1');
-    for (const x of sections) if (x.flags & SHF_EXECINSTR && x.type !== SHT_NOBITS) code.update(image.subarray(x.offset, x.offset + x.size));
-    return { totals: sectionTotals({ sections })!, strings: mergedStrings(image, sections), code: code.digest('hex') };
+    return { totals: sectionTotals({ sections })!, strings: mergedStrings(image, sections), code: codeBytesDigest(image, sections) };
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import libmime from 'libmime';
 import { MailboxError } from '../errors.js';
-import { gitBytes, gitCatFileStream } from '../tools/git.js';
+import { gitCatFileStream } from '../tools/git.js';
 import { parseMessage, type Message } from './mailbox.js';
 
 /** One epoch of one list's archive: a git directory. */
@@ -60,12 +60,6 @@ export function inboxEpochs(dir: string): InboxEpoch[] {
 
 function isGitDir(dir: string): boolean {
   return fs.existsSync(path.join(dir, 'objects')) && fs.existsSync(path.join(dir, 'HEAD'));
-}
-
-/** The commits of an epoch after `since` (all without it), oldest first: the order the messages arrived in. */
-export async function epochCommits(epoch: InboxEpoch, since?: string): Promise<string[]> {
-  const out = await gitBytes(epoch.gitDir, ['log', '--reverse', '--format=%H', since ? `${since}..HEAD` : 'HEAD']);
-  return out.toString('latin1').split('\n').filter(Boolean);
 }
 
 /**
@@ -251,34 +245,50 @@ export async function indexInboxes(dirs: string[]): Promise<{ epochs: InboxEpoch
 }
 
 /**
- * The thread `id` is in, as a mail reader shows it: from its root (the oldest ancestor the archives hold, by
- * In-Reply-To, else the last of References) every message below it, in arrival order; empty when no message has
- * that Message-Id. A message whose parent is missing joins by the References it shares with the thread.
+ * Every thread of the archives, as a mail reader shows them: each message under the parent the archives hold (its
+ * In-Reply-To, else the last of its References that is there), each thread keyed by its root (the oldest ancestor
+ * held), its messages in arrival order.
  */
-export function threadOf(mails: IndexedMail[], id: string): IndexedMail[] {
+export function threadsOf(mails: IndexedMail[]): Map<IndexedMail, IndexedMail[]> {
   const byId = new Map<string, IndexedMail>();
   for (const m of mails) if (m.messageId && !byId.has(m.messageId)) byId.set(m.messageId, m);
-  const start = byId.get(id.replace(/^<|>$/g, ''));
-  if (!start) return [];
   const parentOf = (m: IndexedMail) => [m.inReplyTo, ...[...m.references].reverse()].find((p) => p !== undefined && p !== m.messageId && byId.has(p));
-  let root = start;
-  for (const seen = new Set<IndexedMail>(); !seen.has(root); ) {
-    seen.add(root);
-    const p = parentOf(root);
-    if (!p) break;
-    root = byId.get(p)!;
-  }
-  const inThread = new Set<string>([root.messageId!]);
-  const out: IndexedMail[] = [];
-  // Arrival order puts a parent before its replies, so one pass finds them; a reply that came first joins on a second.
-  for (let pass = 0; pass < 2; pass++) {
-    for (const m of mails) {
-      if (out.includes(m)) continue;
-      if (m === root || [m.inReplyTo, ...m.references].some((r) => r !== undefined && inThread.has(r))) {
-        out.push(m);
-        if (m.messageId) inThread.add(m.messageId);
-      }
+  const roots = new Map<IndexedMail, IndexedMail>();
+  const rootOf = (m: IndexedMail): IndexedMail => {
+    let root = m;
+    // A loop of References (a client that got them wrong) ends where it closes.
+    for (const seen = new Set<IndexedMail>(); !seen.has(root) && !roots.has(root); ) {
+      seen.add(root);
+      const p = parentOf(root);
+      if (!p) break;
+      root = byId.get(p)!;
     }
+    const found = roots.get(root) ?? root;
+    roots.set(m, found);
+    return found;
+  };
+  const out = new Map<IndexedMail, IndexedMail[]>();
+  for (const m of mails) {
+    const root = rootOf(m);
+    out.set(root, [...(out.get(root) ?? []), m]);
   }
-  return mails.filter((m) => out.includes(m));
+  return out;
+}
+
+/** The thread `id` is in (threadsOf), in arrival order; empty when no message has that Message-Id. */
+export function threadOf(mails: IndexedMail[], id: string): IndexedMail[] {
+  const bare = id.replace(/^<|>$/g, '');
+  const start = mails.find((m) => m.messageId === bare);
+  if (!start) return [];
+  return [...threadsOf(mails).values()].find((t) => t.includes(start)) ?? [];
+}
+
+/** A reply's subject (Re:, Aw:, Sv:), as mail tools tell replies from patches. */
+export function isReply(subject: string): boolean {
+  return /^(re|aw|sv)\s*:/i.test(subject);
+}
+
+/** A subject without its bracketed tags: "[PATCH net v2 1/3] x: y" is "x: y". */
+export function withoutTags(subject: string): string {
+  return subject.replace(/^(\s*\[[^\]]*\]\s*)+/, '').trim();
 }

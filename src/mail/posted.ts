@@ -3,7 +3,7 @@
 // removed) or carries the same summary for the same files, with its author, date, Message-Id, and whether a reply
 // in its thread says it was applied.
 import type { IndexedMail, InboxEpoch } from './inbox.js';
-import { readIndexed, threadOf } from './inbox.js';
+import { isReply, readIndexed, threadOf, withoutTags } from './inbox.js';
 import { patchIds } from '../tools/git.js';
 
 /** Beside an emitted series: what --inbox found posted already, for send to refuse (`{ tip, matches }`). */
@@ -29,14 +29,11 @@ export interface PostedMatch {
   applied?: { by: string; messageId: string };
 }
 
-/** Words a maintainer applies a patch with, at the start of a line of a reply. */
-const APPLIED = /^(?:>?\s*)?(applied|queued|pushed)\b[^\n]{0,80}(thanks|to|into|,)/im;
-
 /** The archived patches ours were posted as already, best match each, and what their threads say. */
 export async function alreadyPosted(cwd: string, epochs: InboxEpoch[], mails: IndexedMail[], ours: OurPatch[]): Promise<PostedMatch[]> {
   const mine = new Set(ours.flatMap((p) => p.files));
   // The archive's patches that touch one of our files: the only ones worth reading in full.
-  const candidates = mails.filter((m) => m.diff && m.messageId && !/^(re|aw|sv)\s*:/i.test(m.subject) && m.files?.some((f) => mine.has(f)));
+  const candidates = mails.filter((m) => m.diff && m.messageId && !isReply(m.subject) && m.files?.some((f) => mine.has(f)));
   if (candidates.length === 0) return [];
   const full = await readIndexed(epochs, candidates);
   const diffs = full.map((m) => diffPart(m.body));
@@ -57,13 +54,16 @@ export async function alreadyPosted(cwd: string, epochs: InboxEpoch[], mails: In
   return out;
 }
 
+/** Words a maintainer applies a patch with, at the start of a line of a reply. */
+const APPLIED = /^(?:>?\s*)?(applied|queued|pushed)\b[^\n]{0,80}(thanks|to|into|,)/im;
+
 /** A reply in the patch's thread, or its series', that says it was applied. */
 async function appliedReply(epochs: InboxEpoch[], mails: IndexedMail[], patch: IndexedMail): Promise<{ applied?: PostedMatch['applied'] }> {
-  const replies = threadOf(mails, patch.messageId!).filter((m) => /^(re|aw|sv)\s*:/i.test(m.subject) && !m.diff);
+  const replies = threadOf(mails, patch.messageId!).filter((m) => isReply(m.subject) && !m.diff);
   if (replies.length === 0) return {};
   const read = await readIndexed(epochs, replies);
   // Only the reply's own words, not the quoted patch; to the patch itself, or naming it (b4 ty's "[1/2] subject").
-  const named = patch.subject.replace(/^(\s*\[[^\]]*\]\s*)+/, '').trim();
+  const named = withoutTags(patch.subject);
   const said = read.find((m) => {
     const own = m.body.split('\n').filter((l) => !l.startsWith('>')).join('\n');
     return APPLIED.test(own) && (m.inReplyTo === patch.messageId || own.includes(named));
@@ -93,7 +93,7 @@ function changedLines(diff: string): string {
 
 /** A subject's summary: after its brackets and its prefix words ("[PATCH v2 1/3] wifi: rtw89: Use x" → "Use x"). */
 export function summaryOf(subject: string): string {
-  return subject.replace(/^(\s*\[[^\]]*\]\s*)+/, '').replace(/^([\w./-]+:\s+)+/, '').trim().toLowerCase();
+  return withoutTags(subject).replace(/^([\w./-]+:\s+)+/, '').trim().toLowerCase();
 }
 
 function sameSet(a: string[], b: string[]): boolean {

@@ -1,6 +1,7 @@
 // What an object costs in memory, as `size -A` counts it: its allocated sections (SHF_ALLOC), grouped into code, the
 // jump-label table and data, and how a patch changes them; and the strings it holds. Pure: section headers in,
 // figures out.
+import { createHash } from 'node:crypto';
 import type { ObjectCode } from './parse.js';
 
 const SHF_ALLOC = 0x2;
@@ -53,6 +54,13 @@ export function mergedStrings(image: Buffer, sections: { name: string; type: num
     for (const text of image.subarray(s.offset, s.offset + s.size).toString('latin1').split('\0')) if (text) out.add(text);
   }
   return [...out].sort();
+}
+
+/** A digest of the bytes of an object's executable sections (RELA relocations keep their targets out of them). */
+export function codeBytesDigest(image: Buffer, sections: { type: number; flags: number; offset: number; size: number }[]): string {
+  const hash = createHash('sha1');
+  for (const s of sections) if (s.flags & SHF_EXECINSTR && s.type !== SHT_NOBITS) hash.update(image.subarray(s.offset, s.offset + s.size));
+  return hash.digest('hex');
 }
 
 /** What `after` holds of `before`'s strings: those added, those gone. */

@@ -36,10 +36,10 @@ export interface RecipeContext {
    */
   posted?(patches: OurPatch[]): Promise<PostedMatch[]>;
   /**
-   * Where the tree has no history and list archives stand in for it (generate --inbox): the Message-Id a subject
-   * that subjectsOf or folderLog gave was posted with, for the report to cite.
+   * Where the tree has no history and list archives stand in for it (generate --inbox): the newest archived patch to
+   * `file` (else to its folder) whose subject starts with `prefix`, for the report to cite the prefix by.
    */
-  postedAs?(subject: string): Promise<string | undefined>;
+  archivedPrefix?(file: string, prefix: string): Promise<{ subject: string; messageId: string } | undefined>;
   /** Subjects of the latest commits that changed a file, newest first; none in a tree without history. */
   subjectsOf?(file: string): Promise<string[]>;
   /** A folder's latest commits, newest first, with the files each changed; none in a tree without history. */

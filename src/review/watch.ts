@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KseriesError, MailboxError } from '../errors.js';
-import { inboxEpochs, indexEpoch, readIndexed, type InboxEpoch, type IndexedMail } from '../mail/inbox.js';
+import { inboxEpochs, indexEpoch, readIndexed, threadsOf, type InboxEpoch, type IndexedMail } from '../mail/inbox.js';
 import type { Message } from '../mail/mailbox.js';
 import { gitRunRaw } from '../tools/git.js';
 import { parseSubject } from './subject.js';
@@ -105,16 +105,7 @@ interface ThreadSeries {
  * into the v1 thread, is a new series to review.
  */
 export function completeSeries(mails: IndexedMail[]): ThreadSeries[] {
-  const byId = new Map<string, IndexedMail>();
-  for (const m of mails) if (m.messageId && !byId.has(m.messageId)) byId.set(m.messageId, m);
-  const rootOf = new Map<IndexedMail, IndexedMail>();
-  const threads = new Map<IndexedMail, IndexedMail[]>();
-  for (const m of mails) {
-    const parentId = [m.inReplyTo, ...[...m.references].reverse()].find((p) => p !== undefined && p !== m.messageId && byId.has(p) && rootOf.has(byId.get(p)!));
-    const root = parentId ? rootOf.get(byId.get(parentId)!)! : m;
-    rootOf.set(m, root);
-    threads.set(root, [...(threads.get(root) ?? []), m]);
-  }
+  const threads = threadsOf(mails);
   const out: ThreadSeries[] = [];
   for (const [root, thread] of threads) {
     const parts = thread.map((m) => ({ m, s: parseSubject(m.subject) })).filter(({ m, s }) => !s.reply && (s.patch || m.diff) && (m.diff || s.index === 0));

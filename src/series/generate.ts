@@ -21,7 +21,7 @@ import { planSeries, planSplit, type PlanInput, type PlannedPatch, type SeriesPl
 import { branchName, loadSeries, saveRecord, seriesVersions, type SeriesRecord } from './store.js';
 import { kseriesDir, withLock, worktreeAt } from '../tree/worktree.js';
 import { runSpatch } from '../tools/spatch.js';
-import { indexInboxes } from '../mail/inbox.js';
+import { indexInboxes, isReply, withoutTags } from '../mail/inbox.js';
 import { alreadyPosted, type OurPatch } from '../mail/posted.js';
 import { diffFiles } from '../edits/cocci.js';
 
@@ -224,12 +224,18 @@ export async function treeServices(tree: KernelTree, base: string, inboxes: stri
   const archived = () =>
     (history ??= (archive ??= indexInboxes(inboxes)).then(({ mails }) =>
       mails
-        .filter((m) => m.diff && m.files?.length && m.messageId && !/^(re|aw|sv|fwd?)\s*:/i.test(m.subject))
+        .filter((m) => m.diff && m.files?.length && m.messageId && !isReply(m.subject) && !/^fwd?\s*:/i.test(m.subject))
         .sort((a, b) => (b.date?.getTime() ?? 0) - (a.date?.getTime() ?? 0))
-        .map((m) => ({ subject: m.subject.replace(/^(\s*\[[^\]]*\]\s*)+/, '').trim(), files: m.files!, messageId: m.messageId! }))
+        .map((m) => ({ subject: withoutTags(m.subject), files: m.files!, messageId: m.messageId! }))
         // A patch posted in four versions is one change of the history: its newest posting.
         .filter((p, i, all) => all.findIndex((q) => q.subject === p.subject) === i),
     ));
+  const archivedPrefix = async (file: string, prefix: string) => {
+    const all = await archived();
+    const folder = `${path.posix.dirname(file)}/`;
+    const says = (p: { subject: string }) => p.subject.startsWith(`${prefix}:`);
+    return all.find((p) => p.files.includes(file) && says(p)) ?? all.find((p) => p.files.some((f) => f.startsWith(folder)) && says(p));
+  };
   const route = routesAt(tree.root, readAtCommit(tree.root, base, 'MAINTAINERS').then((t) => parseSections(t ?? '')));
   return {
     maintainersOf: (file) => runGetMaintainerOfFile(tree.root, file, { useGit }),
@@ -240,7 +246,7 @@ export async function treeServices(tree: KernelTree, base: string, inboxes: stri
     // A tree without history (Debian's tarball) learns its subjects from the archives given, when there are some.
     subjectsOf: async (file) => (useGit ? (await gitRaw(tree.root, ['log', '--no-merges', `-${HISTORY_SUBJECTS}`, '--format=%s', base, '--', file])).split('\n').filter(Boolean) : inboxes.length ? (await archived()).filter((p) => p.files.includes(file)).slice(0, HISTORY_SUBJECTS).map((p) => p.subject) : []),
     folderLog: async (folder) => (useGit ? folderLogAt(tree.root, base, folder) : inboxes.length ? (await archived()).filter((p) => p.files.some((f) => f.startsWith(`${folder}/`))).slice(0, HISTORY_SUBJECTS) : []),
-    ...(inboxes.length && !useGit ? { postedAs: async (subject: string) => (await archived()).find((p) => p.subject === subject)?.messageId } : {}),
+    ...(inboxes.length && !useGit ? { archivedPrefix } : {}),
     // Each folder's changed files are routed while spatch works on the next (the answers wait in the route's cache).
     spatch: spatchAt(tree, base, (diff) => diffFiles(diff).forEach((f) => void route(f.file).catch(() => undefined))),
     headersOf: (names) => headersDefining(tree, base, names),

@@ -40,7 +40,7 @@ export interface SeriesPlan {
 }
 
 /** What a recipe may ask of the tree beyond reading files: tree-wide searches and maintainers. */
-export type TreeServices = Partial<Pick<RecipeContext, 'flagCandidates'>> & Pick<RecipeContext, 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'folderLog' | 'runtime' | 'spatch' | 'headersOf' | 'posted' | 'postedAs'>;
+export type TreeServices = Partial<Pick<RecipeContext, 'flagCandidates'>> & Pick<RecipeContext, 'maintainersOf' | 'routeOf' | 'authorsOf' | 'docsNaming' | 'sourcesNaming' | 'subjectsOf' | 'folderLog' | 'runtime' | 'spatch' | 'headersOf' | 'posted' | 'archivedPrefix'>;
 
 export interface PlanInput {
   recipe: LoadedRecipe;

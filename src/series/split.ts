@@ -60,14 +60,10 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   if (!change.body && !opts.body) throw new UsageError(`split ${opts.range ?? '--worktree'}: its patches would say nothing of why (${change.title ? 'the commit has no body' : 'no one commit gives a message'})`, 'give one: --body "..." (variables: prefix, files, treeName, body), or reword the commit with a body');
   const services = { ...(await treeServices(tree, change.base, opts.inboxes)), readFile: (f: string) => readAtCommit(tree.root, change.base, f) };
   const groups = await cut(services, change.files, opts.by, opts.prefix);
-  if (services.postedAs) {
-    for (const g of groups.filter((x) => /history/.test(x.prefixSource))) {
-      const file = g.files[0]!.file;
-      const seen = [...((await services.subjectsOf?.(file)) ?? []), ...((await services.folderLog?.(path.posix.dirname(file))) ?? []).map((c) => c.subject)];
-      const example = seen.find((x) => x.startsWith(`${g.prefix}:`));
-      const id = example && (await services.postedAs(example));
-      if (id) opts.log?.(`${g.prefix}: the prefix the list archives give ${file} ("${example}", <${id}>)`);
-    }
+  for (const g of services.archivedPrefix ? groups.filter((x) => /history/.test(x.prefixSource)) : []) {
+    const file = g.files[0]!.file;
+    const by = await services.archivedPrefix!(file, g.prefix);
+    if (by) opts.log?.(`${g.prefix}: the prefix the list archives give ${file} ("${by.subject}", <${by.messageId}>)`);
   }
   const ordered = withDependencies(groups);
   // Each tree's patches within its series limit: the rest are later parts (dependencies keep their order).

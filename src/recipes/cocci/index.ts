@@ -54,16 +54,15 @@ export const cocci: RecipeCode = {
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
     if (!params.why) notices.push(`the messages say what ${name} changes, not why it is better: say it with --set why="..." (kseries check adds what each patch costs below its ---)`);
     // A tree without history whose prefixes came from the archives (generate --inbox): each with the subject it follows.
-    if (ctx.postedAs) {
+    if (ctx.archivedPrefix) {
       const cited: string[] = [];
       for (const g of left.filter((x) => /history/.test(x.prefixSource))) {
-        const seen = [...(await ctx.subjectsOf?.(g.diffs[0]!.file) ?? []), ...((await ctx.folderLog?.(path.posix.dirname(g.diffs[0]!.file))) ?? []).map((c) => c.subject)];
-        const example = seen.find((x) => x.startsWith(`${g.prefix}:`));
-        const id = example && (await ctx.postedAs(example));
-        if (id) cited.push(`${g.prefix} ("${example}", <${id}>)`);
+        const by = await ctx.archivedPrefix(g.diffs[0]!.file, g.prefix);
+        if (by) cited.push(`${g.prefix} ("${by.subject}", <${by.messageId}>)`);
       }
       if (cited.length) notices.push(`the tree has no history: subject prefixes from the list archives: ${cited.join(', ')}`);
     }
+    const coverPrefix = commonPrefix(groups.map((g) => g.prefix));
     const guessed = groups.filter((g) => g.confirmPrefix && !orphaned(g)).map((g) => `${g.prefix}${g.prefixAlso ? ` or ${g.prefixAlso}` : ''} (${g.prefixSource}: ${g.fileList.split(',')[0]})`);
     if (guessed.length) notices.push(`the tree has no history to learn subject prefixes from; confirm ${guessed.length === 1 ? 'this one' : `these ${guessed.length}`} or give --set prefix=...: ${guessed.join(', ')}`);
     return {
@@ -75,14 +74,14 @@ export const cocci: RecipeCode = {
       // A script of the user's goes into the messages: the maintainer cannot read it anywhere else.
       ownScript: script.inTree ? false : script.text.replace(/\s+$/, ''),
       optionLine: [...(script.virtuals.includes('patch') ? ['-D', 'patch'] : []), ...script.options, ...options].join(' '),
-      title: title(files, commonPrefix(groups.map((g) => g.prefix))),
+      title: title(files, coverPrefix),
       where,
       ...treeVars(groups),
       suffix: '',
       treeName: '',
       subjectTag: '',
       others: false,
-      coverPrefix: commonPrefix(groups.map((g) => g.prefix)),
+      coverPrefix,
       part: 0,
       partCount: 0,
       rule: false,
@@ -91,12 +90,12 @@ export const cocci: RecipeCode = {
       dead,
       discards,
       notices,
-      trees: parts.map((p) => ({
+      trees: parts.map((p) => ({ p, prefix: commonPrefix(p.groups.map((g) => g.prefix)) })).map(({ p, prefix }) => ({
         ...treeVars(p.groups),
         // The paths asked for that hold this series' files: its cover names no other tree's folders.
         where: paths.filter((x) => p.groups.some((g) => g.files.some((f) => f.file === x || f.file.startsWith(`${x.replace(/\/$/, '')}/`)))).join(', ') || where,
-        title: title(p.groups.flatMap((g) => g.diffs), commonPrefix(p.groups.map((g) => g.prefix))),
-        coverPrefix: commonPrefix(p.groups.map((g) => g.prefix)),
+        title: title(p.groups.flatMap((g) => g.diffs), prefix),
+        coverPrefix: prefix,
         treeName: p.groups[0]!.route.tree,
         suffix: [p.groups[0]!.route.slug, p.count > 1 ? String(p.index) : ''].filter(Boolean).join('-'),
         subjectTag: p.groups[0]!.route.tag ?? '',
