@@ -108,7 +108,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('body', { type: 'string', coerce: checks.text('--body'), describe: 'Handlebars template of each message body (default: the commit\'s body, and what the patch needs of earlier ones)' })
         .option('series', { type: 'string', coerce: checks.text('--series'), describe: 'name of the series (default split-<title>); one per tree gets the tree after it' })
         .option('prefix', { type: 'string', coerce: checks.text('--prefix'), describe: "subject prefix of every patch (default: the files' history, else the subsystem's conventions and the driver's name)" })
-        .option('inbox', { type: 'string', coerce: asList, describe: 'a list archive (public-inbox v2; repeat): on a tree without history, the subjects posted for the files stand in for it' })
+        .option('inbox', { type: 'string', coerce: asList, describe: 'a list archive (public-inbox v2; repeat): leave out the patches posted there already, naming each; on a tree without history, the subjects posted for the files stand in for it' })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'author "Name <email>" (default: git config)' })
         .option('v', opt.version('version to create, a positive integer (default: next)'))
         .example('$0 split HEAD', 'your last commit, one series per tree that takes its files')

@@ -54,6 +54,11 @@ export async function alreadyPosted(cwd: string, epochs: InboxEpoch[], mails: In
   return out;
 }
 
+/** How a recipe says it left a patch out (cocci, split): where and by whom it was posted, and whether it was applied. */
+export function leftOutLine(prefix: string, p: PostedMatch): string {
+  return `${prefix}: left out, posted already${p.by === 'subject' ? ' (the same subject for the same files)' : ''}: "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `, applied (${p.applied.by})` : ''}`;
+}
+
 /** Words a maintainer applies a patch with, at the start of a line of a reply. */
 const APPLIED = /^(?:>?\s*)?(applied|queued|pushed)\b[^\n]{0,80}(thanks|to|into|,)/im;
 

@@ -9,6 +9,7 @@ import type { FileChange } from '../edits/overlay.js';
 import { byTree, commonPrefix, groupFiles, othersLine, subjectPrefix, type Group, type GroupServices } from '../subsystems/groups.js';
 import { batches, rulesOf } from '../subsystems/profile.js';
 import { compileTemplate, wrapParagraphs, type TemplateVars } from '../templates/render.js';
+import { leftOutLine, summaryOf } from '../mail/posted.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { authorIdent } from '../tree/identity.js';
 import { checkNoSymlinkOut } from '../tree/paths.js';
@@ -48,6 +49,8 @@ interface Change {
   files: FileChange[];
   title?: string;
   body: string;
+  /** The change's diff of these files, as git diff gives it. */
+  diffOf(files: string[]): Promise<string>;
 }
 
 export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]> {
@@ -60,12 +63,18 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   if (!change.body && !opts.body) throw new UsageError(`split ${opts.range ?? '--worktree'}: its patches would say nothing of why (${change.title ? 'the commit has no body' : 'no one commit gives a message'})`, 'give one: --body "..." (variables: prefix, files, treeName, body), or reword the commit with a body');
   const services = { ...(await treeServices(tree, change.base, opts.inboxes)), readFile: (f: string) => readAtCommit(tree.root, change.base, f) };
   const groups = await cut(services, change.files, opts.by, opts.prefix);
-  for (const g of services.archivedPrefix ? groups.filter((x) => /history/.test(x.prefixSource)) : []) {
+  // What the lists have had already (--inbox): left out, each named with where it was posted.
+  const posted = services.posted ? await services.posted(await Promise.all(groups.map(async (g) => ({ summary: summaryOf(title ?? opts.subject!), files: g.files.map((f) => f.file), diff: await change.diffOf(g.files.map((f) => f.file)) })))) : [];
+  const leftOut = posted.map((p) => leftOutLine(groups[p.patch - 1]!.prefix, p));
+  const left = groups.filter((_, i) => !posted.some((p) => p.patch === i + 1));
+  if (left.length === 0) throw new UsageError(`split ${opts.range ?? '--worktree'}: nothing left to make: ${leftOut.length === 1 ? leftOut[0] : `all ${leftOut.length} patches were posted already, the first ${leftOut[0]}`}`, 'the lists have it already; without --inbox the series is made all the same');
+  leftOut.forEach((l) => opts.log?.(l));
+  for (const g of services.archivedPrefix ? left.filter((x) => /history/.test(x.prefixSource)) : []) {
     const file = g.files[0]!.file;
     const by = await services.archivedPrefix!(file, g.prefix);
     if (by) opts.log?.(`${g.prefix}: the prefix the list archives give ${file} ("${by.subject}", <${by.messageId}>)`);
   }
-  const ordered = withDependencies(groups);
+  const ordered = withDependencies(left);
   // Each tree's patches within its series limit: the rest are later parts (dependencies keep their order).
   const trees = byTree(ordered).flatMap((gs) => batches(gs, rulesOf(gs[0]!.route)?.seriesLimit?.max).map((part, i, all) => Object.assign(part, { part: all.length > 1 ? i + 1 : 0 })));
   const name = opts.series ?? `split-${slug(title ?? opts.subject!)}`;
@@ -106,7 +115,7 @@ async function readChange(opts: SplitOptions): Promise<Change> {
         return { file, before: await readAtCommit(tree.root, base, file), after: fs.existsSync(on) ? fs.readFileSync(on, 'utf8') : undefined };
       }),
     );
-    return { base, files, body: '' };
+    return { base, files, body: '', diffOf: (f) => gitRaw(tree.root, ['diff', '--no-renames', 'HEAD', '--', ...f]) };
   }
   if (!opts.range) throw new UsageError('split needs a commit, a range A..B, or --worktree', 'e.g. kseries split HEAD, kseries split v6.12..my-branch');
   const [from, to] = opts.range.includes('..') ? opts.range.split(/\.\.\.?/) : [`${opts.range}^`, opts.range];
@@ -115,7 +124,8 @@ async function readChange(opts: SplitOptions): Promise<Change> {
   const names = await changedFiles(tree, [base, tip]);
   const files = await Promise.all(names.map(async (file) => ({ file, before: await readAtCommit(tree.root, base, file), after: await readAtCommit(tree.root, tip, file) })));
   const log = (await gitRaw(tree.root, ['log', '--reverse', '--format=%an <%ae>%x00%s%x00%b%x01', `${base}..${tip}`])).split('\x01').map((c) => c.trim()).filter(Boolean);
-  if (log.length !== 1) return { base, files, body: '' };
+  const diffOf = (f: string[]) => gitRaw(tree.root, ['diff', '--no-renames', base, tip, '--', ...f]);
+  if (log.length !== 1) return { base, files, body: '', diffOf };
   const [wrote, subject, body] = log[0]!.split('\0') as [string, string, string];
   // The commit's author stays the patches' author (and signs them once); --from names another.
   const author = opts.from ?? wrote;
@@ -126,6 +136,7 @@ async function readChange(opts: SplitOptions): Promise<Change> {
     title: subject.replace(/^(?:[\w.+/-]+: )+/, ''),
     // Its own Signed-off-by is added again under the series' patches.
     body: (body ?? '').split('\n').filter((l) => l.trim() !== `Signed-off-by: ${author}`).join('\n').trim(),
+    diffOf,
   };
 }
 

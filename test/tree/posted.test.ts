@@ -24,12 +24,12 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-posted-'));
   forgetSeries(tree.root, 'posted-hwsim');
   forgetSeries(tree.root, 'applies-adf7242');
-  for (const x of ['hwsim-git', 'hwsim-archive']) forgetSeries(tree.root, x);
+  for (const x of ['hwsim-git', 'hwsim-archive', 'posted-left', 'posted-rest']) forgetSeries(tree.root, x);
 });
 afterAll(() => {
   forgetSeries(tree.root, 'posted-hwsim');
   forgetSeries(tree.root, 'applies-adf7242');
-  for (const x of ['hwsim-git', 'hwsim-archive']) forgetSeries(tree.root, x);
+  for (const x of ['hwsim-git', 'hwsim-archive', 'posted-left', 'posted-rest']) forgetSeries(tree.root, x);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -45,7 +45,18 @@ test('a patch posted already is named by emit --inbox, and send refuses the seri
     throw new Error(`${String((e as { stdout?: Buffer }).stdout)} ${String((e as { stderr?: Buffer }).stderr)} at ${git(wt, 'rev-parse', 'HEAD')} in ${tree.root}`);
   }
   const made = git(wt, 'rev-parse', 'HEAD').trim();
+  // The same change with one more file: split --inbox leaves the posted part out and makes the rest.
+  const adf = path.join(wt, 'drivers/net/ieee802154/adf7242.c');
+  fs.writeFileSync(adf, fs.readFileSync(adf, 'utf8').replace(' * Analog Devices ADF7242 Low-Power', ' * Analog Devices ADF7242 low-power'));
+  git(wt, '-c', 'user.name=A Tester', '-c', 'user.email=tester@example.org', 'commit', '-q', '-a', '--amend', '--no-edit');
+  const more = git(wt, 'rev-parse', 'HEAD').trim();
   git(tree.root, 'worktree', 'remove', '--force', wt);
+  // Only the posted change: nothing to make, in one line that names the posting.
+  expectOneLineError(await cli(['--tree', tree.root, 'split', made, '--series', 'posted-left', '--inbox', WPAN]), new RegExp(`nothing left to make: ieee802154: hwsim: left out, posted already: .* <${POSTED.replace(/\./g, '\\.')}>`));
+  const rest = await cli(['--tree', tree.root, 'split', more, '--series', 'posted-rest', '--inbox', WPAN, '--json']);
+  expect(rest.code, rest.err).toBe(0);
+  expect((JSON.parse(rest.out) as { series: { commits: { subject: string; files?: string[] }[] }[] }).series.flatMap((x) => x.commits.map((c) => c.subject))).toEqual([expect.stringMatching(/ieee802154: adf7242: free PIB/)]);
+  expect(rest.err).toMatch(new RegExp(`^ieee802154: hwsim: left out, posted already: "\\[PATCH net\\] ieee802154: hwsim: free PIB after unregistering hardware" by .*Yousef Alhouseen.* on 2026-06-27, <${POSTED.replace(/\./g, '\\.')}>$`, 'm'));
   expect((await cli(['--tree', tree.root, 'split', made, '--series', 'posted-hwsim'])).code).toBe(0);
   const e = await cli(['--tree', tree.root, 'emit', 'posted-hwsim', '--out', path.join(dir, 'out'), '--inbox', WPAN, '--json']);
   expect(e.code, e.err).toBe(0);

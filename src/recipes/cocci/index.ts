@@ -7,7 +7,7 @@ import { hunkPlaces, withoutConstDiscards, withoutDeadHunks, wrapAdded } from '.
 import { byTree, commonPrefix, groupFiles, othersLine, type Group } from '../../subsystems/groups.js';
 import { batches, cite, rulesOf, ruleSaying } from '../../subsystems/profile.js';
 import { SUMMARY_MAX } from '../../check/rules.js';
-import { summaryOf } from '../../mail/posted.js';
+import { leftOutLine, summaryOf } from '../../mail/posted.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 
@@ -41,11 +41,7 @@ export const cocci: RecipeCode = {
     });
     // What the lists have had already (generate --inbox): left out, and named with where it was posted.
     const posted = ctx.posted ? await ctx.posted(groups.map((g) => ({ summary: summaryOf(`${g.prefix}: ${g.groupTitle}`), files: g.files.map((f) => f.file), diff: g.diffText }))) : [];
-    const postedNotices: string[] = [];
-    for (const p of posted) {
-      const g = groups[p.patch - 1]!;
-      postedNotices.push(`${g.prefix}: left out, posted already${p.by === 'subject' ? ' (the same subject for the same files)' : ''}: "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `, applied (${p.applied.by})` : ''}`);
-    }
+    const postedNotices = posted.map((p) => leftOutLine(groups[p.patch - 1]!.prefix, p));
     const left = groups.filter((_, i) => !posted.some((p) => p.patch === i + 1));
     const medium = /^(medium|moderate|low)$/i.test(script.confidence ?? '');
     const name = script.inTree ? script.file : path.basename(script.file);
