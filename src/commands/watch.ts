@@ -46,7 +46,7 @@ export async function watch(io: Io, g: GlobalOptions, a: WatchArgs): Promise<num
       ...(since ? { since } : {}),
       ...(a.limit !== undefined ? { limit: a.limit } : {}),
       log: g.json ? undefined : (l) => io.err(l),
-      onSeries: (w) => g.json || io.err(`${w.verdict.padEnd(14)} ${w.subject} (v${w.version}): ${w.detail}`),
+      onSeries: (w) => g.json || io.err(`${w.verdict.padEnd(14)} ${w.subject} (v${w.version}, ${w.seconds} s): ${w.detail}`),
       review: async (messages, root) => {
         const { report, intake } = await reviewSeries({ tree, input: `<${root}>`, messages, build: a.build, trust: a.trust, strict: a.strict, config: a.config, distcc, compilers: a.compilers, arches: a.arches, env: io.env });
         const { dir } = await writeReview(tree, report, intake, { out, from: a.from, replyAll: a.replyAll });

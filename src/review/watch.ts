@@ -18,6 +18,8 @@ export interface Watched {
   verdict: 'clean' | 'findings' | 'not applicable';
   /** Why it was not applicable, or where its report went. */
   detail: string;
+  /** How long its review took, in seconds. */
+  seconds?: number;
 }
 
 /** The bot's memory, in `<state>/watch.json`: how far each epoch was read, and every series taken up. */
@@ -75,12 +77,14 @@ export async function watchCycle(opts: WatchOptions): Promise<CycleResult> {
     if (state.reviewed[s.key] || (since && (s.root.date ?? new Date(0)) < since)) continue;
     if (opts.limit !== undefined && done.length >= opts.limit) break;
     let w: Watched;
+    const started = process.hrtime.bigint();
+    const seconds = () => Math.round(Number(process.hrtime.bigint() - started) / 1e8) / 10;
     try {
-      w = { key: s.key, ...(await opts.review(await readIndexed(epochs, s.thread), s.root.messageId!)) };
+      w = { key: s.key, ...(await opts.review(await readIndexed(epochs, s.thread), s.root.messageId!)), seconds: seconds() };
     } catch (e) {
       // A thread that is no series to review (a pull request, patches only in replies) is said so once.
       if (!(e instanceof MailboxError)) throw e;
-      w = { key: s.key, subject: s.subject, version: s.version, verdict: 'not applicable', detail: (e as KseriesError).message };
+      w = { key: s.key, subject: s.subject, version: s.version, verdict: 'not applicable', detail: (e as KseriesError).message, seconds: seconds() };
     }
     state.reviewed[s.key] = w;
     saveState(opts.stateDir, state);

@@ -1,7 +1,8 @@
 // Issue 44, item 2 on a real archive: the review bot over a scratch mirror of linux-wpan (../shared/inbox is only
 // read): the series since a date reviewed once each in the order they came, a cycle cut short (--limit, as a kill
-// leaves it) finished by the next without reviewing anything twice, a cycle with no new mail, then one more message.
-import { execFileSync } from 'node:child_process';
+// leaves it) finished by the next without reviewing anything twice, a cycle with no new mail, then one more message;
+// and a bot killed (SIGKILL) in the middle of its reviews, restarted: the rest reviewed, nothing twice.
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,4 +60,33 @@ test('each complete series since the date once, in order; a cut-short cycle fini
   execFileSync('git', ['--git-dir', archive, 'update-ref', 'refs/heads/master', tip]);
   const more = await cycle();
   expect([more.read, more.series.length]).toEqual([1, 0]);
+}, 600_000);
+
+test('killed mid-run (SIGKILL) and restarted: the rest reviewed, nothing twice', async () => {
+  const state = path.join(dir, 'killed-state');
+  const args = ['--tree', tree.root, 'watch', '--inbox', archive, '--once', '--no-build', '--since', '2026-05-01', '--state', state, '--out', path.join(dir, 'out')];
+  const reviewed = () => {
+    try {
+      return Object.keys((JSON.parse(fs.readFileSync(path.join(state, 'watch.json'), 'utf8')) as { reviewed: Record<string, unknown> }).reviewed);
+    } catch {
+      return [];
+    }
+  };
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'kseries.js'), ...args], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  // Killed once it has reviewed two series, in the middle of the next.
+  while (child.exitCode === null && reviewed().length < 2) await new Promise((r) => setTimeout(r, 50));
+  const killed = child.kill('SIGKILL');
+  await exited;
+  expect(killed, 'the bot finished before it could be killed').toBe(true);
+  const before = reviewed();
+  expect(before.length).toBeGreaterThanOrEqual(2);
+  // The restart reads no mail again (the index was kept before the reviews) and reviews only what is left.
+  const rest = await cycle('--state', state);
+  expect(rest.read).toBe(0);
+  expect(rest.series.length).toBeGreaterThan(0);
+  expect(rest.series.filter((s) => before.includes(s.key))).toEqual([]);
+  expect(new Set([...before, ...rest.series.map((s) => s.key)]).size).toBe(reviewed().length);
+  // All of them now: a cycle more has nothing to do.
+  expect((await cycle('--state', state)).series).toEqual([]);
 }, 600_000);
