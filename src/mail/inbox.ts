@@ -205,9 +205,12 @@ function saysApplied(raw: Buffer, from: number): boolean {
   return false;
 }
 
-/** Message-Ids of a header value, without angle brackets. */
+/**
+ * Message-Ids of a header value, without angle brackets. Each a string of its own: a match is a slice that would
+ * keep the message's whole header block alive in the index (7 KB a message instead of a few hundred bytes).
+ */
 function ids(value: string | undefined): string[] {
-  return [...(value ?? '').matchAll(/<([^<>\s]+)>/g)].map((m) => m[1]!);
+  return [...(value ?? '').matchAll(/<([^<>\s]+)>/g)].map((m) => Buffer.from(m[1]!, 'latin1').toString('latin1'));
 }
 
 /** An RFC 2047 header value in UTF-8 ("=?utf-8?q?...?=" decoded); the raw bytes read as UTF-8 otherwise. */
