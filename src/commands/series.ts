@@ -9,6 +9,7 @@ import { sendSeries } from '../series/send.js';
 import { splitChange, type SplitOptions } from '../series/split.js';
 import { listSeries, loadSeries, seriesVersions } from '../series/store.js';
 import { UsageError } from '../errors.js';
+import { postedPart } from '../mail/posted.js';
 import { parseSetArgs } from '../templates/params.js';
 import { openTree } from '../tree/tree.js';
 import { printJson, progressReporter, type GlobalOptions, type Io } from './io.js';
@@ -139,8 +140,8 @@ export function printEmitted(io: Io, r: EmitResult): void {
   for (const m of r.messages) io.out(`  ${m.file}  ${m.subject}\n      To: ${m.to.join(', ') || '-'}\n      Cc: ${m.cc.join(', ') || '-'}`);
   if (r.localBase) io.out(`warning: ${r.localBase}; send --send refuses it without --force\nhint: ${LOCAL_BASE_HINT}`);
   for (const p of r.alreadyPosted ?? []) {
-    const how = { 'patch-id': 'the same change', lines: 'the same lines added and removed', subject: 'the same subject for the same files' }[p.by];
-    io.out(`warning: patch ${p.patch} was posted already (${how}): "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `; applied: ${p.applied.by} <${p.applied.messageId}>` : ''}`);
+    const how = { 'patch-id': 'the same change', lines: 'the same lines added and removed, line breaks aside', subject: 'the same subject for the same files' }[p.by];
+    io.out(`warning: ${postedPart(p)} was posted already (${how}): "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `; applied: ${p.applied.by} <${p.applied.messageId}>` : ''}`);
   }
   if (r.alreadyPosted?.length) io.out('hint: leave those patches out and generate again; send --send refuses the series without --force');
   // An entry with no applied patch of its own (a driver's) is applied through a broader one (its subsystem's).

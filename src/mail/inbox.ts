@@ -190,7 +190,9 @@ function filesOf(raw: Buffer, from: number): { files?: string[] } {
   return files.length ? { files } : {};
 }
 
-const APPLIED_LINE = /^(?:thanks,?\s+)?(?:applied|queued)\b/i;
+// "Applied, thanks", "Thanks, applied", and the counted forms of the wireless trees ("1 patch(es) applied to rtw-next
+// branch of rtw.git, thanks.", "Patch applied to ath-next branch of ath.git, thanks.").
+const APPLIED_LINE = /^(?:thanks,?\s+)?(?:(?:\d+\s+)?patch(?:\(es\)|es)?\s+)?(?:applied|queued)\b/i;
 
 /** A line of the body, not a quoted one, that starts by saying it applied: found from each "pplied" or "ueued". */
 function saysApplied(raw: Buffer, from: number): boolean {

@@ -4,6 +4,7 @@
 // in its thread says it was applied.
 import type { IndexedMail, InboxEpoch } from './inbox.js';
 import { isReply, readIndexed, threadOf, withoutTags } from './inbox.js';
+import { diffArrays, parsePatch } from 'diff';
 import { patchIds } from '../tools/git.js';
 
 /** Beside an emitted series: what --inbox found posted already, for send to refuse (`{ tip, matches }`). */
@@ -19,8 +20,13 @@ export interface OurPatch {
 export interface PostedMatch {
   /** 1-based, in our series. */
   patch: number;
-  /** How it matches: the same change by patch-id, the same lines added and removed, or the same summary and files. */
+  /**
+   * How it matches: the same change by patch-id; the same lines added and removed, however spaced and wrapped; or
+   * the same summary and files.
+   */
   by: 'patch-id' | 'lines' | 'subject';
+  /** Only these files of our patch were posted so (the rest of it was not); absent when the whole patch was. */
+  files?: string[];
   subject: string;
   from: string;
   date?: string;
@@ -38,29 +44,64 @@ export async function alreadyPosted(cwd: string, epochs: InboxEpoch[], mails: In
   const full = await readIndexed(epochs, candidates);
   const diffs = full.map((m) => diffPart(m.body));
   const [theirIds, ourIds] = await Promise.all([patchIds(cwd, diffs), patchIds(cwd, ours.map((p) => p.diff))]);
+  const theirs = diffs.map((d) => lazyChanges(d));
+  const earliest = (a: { c: IndexedMail }, b: { c: IndexedMail }) => (a.c.date?.getTime() ?? 0) - (b.c.date?.getTime() ?? 0);
   const out: PostedMatch[] = [];
   for (const [i, p] of ours.entries()) {
+    const changes = changesOf(p.diff);
+    // The same change of a file: the same token edits (an #include alone is none).
+    const same = (j: number, f: string) => changes.has(f) && theirs[j]!(f, changes.get(f)!.lines) === changes.get(f)!.edits;
+    const real = (f: string) => !!changes.get(f)?.edits;
     const sameFiles = (c: IndexedMail) => sameSet(c.files ?? [], p.files);
-    const lines = changedLines(p.diff);
     const found = candidates
-      .map((c, j) => ({ c, by: ourIds[i] && ourIds[i] === theirIds[j] ? ('patch-id' as const) : sameFiles(c) && lines && lines === changedLines(diffs[j]!) ? ('lines' as const) : sameFiles(c) && summaryOf(c.subject) === p.summary ? ('subject' as const) : undefined }))
+      .map((c, j) => ({ c, by: ourIds[i] && ourIds[i] === theirIds[j] ? ('patch-id' as const) : sameFiles(c) && p.files.some(real) && p.files.every((f) => same(j, f)) ? ('lines' as const) : sameFiles(c) && summaryOf(c.subject) === p.summary ? ('subject' as const) : undefined }))
       .filter((x): x is { c: IndexedMail; by: PostedMatch['by'] } => x.by !== undefined);
     // The earliest posting of the strongest kind of match.
     const rank = { 'patch-id': 0, lines: 1, subject: 2 };
-    const best = found.sort((a, b) => rank[a.by] - rank[b.by] || (a.c.date?.getTime() ?? 0) - (b.c.date?.getTime() ?? 0))[0];
-    if (!best) continue;
-    out.push({ patch: i + 1, by: best.by, subject: best.c.subject, from: best.c.from, ...(best.c.date ? { date: best.c.date.toISOString().slice(0, 10) } : {}), messageId: best.c.messageId!, ...(await appliedReply(epochs, mails, best.c)) });
+    const best = found.sort((a, b) => rank[a.by] - rank[b.by] || earliest(a, b))[0];
+    if (best) {
+      out.push(await matchOf(epochs, mails, i + 1, best.c, best.by));
+      continue;
+    }
+    // Part of it: the files a posted patch changed the same way, each named once, by its earliest posting.
+    const left = new Set(p.files);
+    for (const part of candidates.map((c, j) => ({ c, j })).sort(earliest)) {
+      const files = [...left].filter((f) => real(f) && same(part.j, f));
+      if (files.length === 0) continue;
+      files.forEach((f) => left.delete(f));
+      out.push({ ...(await matchOf(epochs, mails, i + 1, part.c, 'lines')), files });
+    }
   }
   return out;
 }
 
-/** How a recipe says it left a patch out (cocci, split): where and by whom it was posted, and whether it was applied. */
+/** A posting named, and whether it was applied: it, or a later version of it (the same summary for the same files). */
+async function matchOf(epochs: InboxEpoch[], mails: IndexedMail[], patch: number, c: IndexedMail, by: PostedMatch['by']): Promise<PostedMatch> {
+  const later = mails.filter((m) => m !== c && m.diff && m.messageId && (m.date?.getTime() ?? 0) >= (c.date?.getTime() ?? 0) && summaryOf(m.subject) === summaryOf(c.subject) && sameSet(m.files ?? [], c.files ?? []));
+  let applied: { applied?: PostedMatch['applied'] } = {};
+  for (const m of [c, ...later]) if (!applied.applied) applied = await appliedReply(epochs, mails, m);
+  return { patch, by, subject: c.subject, from: c.from, ...(c.date ? { date: c.date.toISOString().slice(0, 10) } : {}), messageId: c.messageId!, ...applied };
+}
+
+/** How a recipe says it left a patch, or files of it, out (cocci, split): where and by whom it was posted, and whether it was applied. */
 export function leftOutLine(prefix: string, p: PostedMatch): string {
-  return `${prefix}: left out, posted already${p.by === 'subject' ? ' (the same subject for the same files)' : ''}: "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `, applied (${p.applied.by})` : ''}`;
+  return `${prefix}: ${p.files ? `${p.files.join(', ')} ` : ''}left out, posted already${p.by === 'subject' ? ' (the same subject for the same files)' : ''}: "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `, applied (${p.applied.by})` : ''}`;
+}
+
+/** A group of files without what was posted of it: none when the whole patch was, else without the files that were. */
+export function withoutPosted<G extends { files: { file: string }[] }>(g: G, matches: PostedMatch[]): G[] {
+  if (matches.some((m) => !m.files)) return [];
+  const files = g.files.filter((f) => !matches.some((m) => m.files!.includes(f.file)));
+  return files.length ? [{ ...g, files }] : [];
+}
+
+/** What of a patch was posted: "patch 2", or "patch 2's change of drivers/x.c". */
+export function postedPart(p: PostedMatch): string {
+  return `patch ${p.patch}${p.files ? `'s change of ${p.files.join(', ')}` : ''}`;
 }
 
 /** Words a maintainer applies a patch with, at the start of a line of a reply. */
-const APPLIED = /^(?:>?\s*)?(applied|queued|pushed)\b[^\n]{0,80}(thanks|to|into|,)/im;
+const APPLIED = /^(?:>?\s*)?(?:(?:\d+\s+)?patch(?:\(es\)|es)?\s+)?(applied|queued|pushed)\b[^\n]{0,80}(thanks|to|into|,)/im;
 
 /** A reply in the patch's thread, or its series', that says it was applied. */
 async function appliedReply(epochs: InboxEpoch[], mails: IndexedMail[], patch: IndexedMail): Promise<{ applied?: PostedMatch['applied'] }> {
@@ -85,15 +126,60 @@ export function diffPart(body: string): string {
   return sig < 0 ? rest : rest.slice(0, sig);
 }
 
-/** The lines a diff adds and removes, sorted, as one text; '' without any. */
-function changedLines(diff: string): string {
-  return diff
-    .split('\n')
-    // An #include added or not is how two authors of one conversion differ most (cocci's diff has none of its own).
-    .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l) && !/^[+-]\s*#\s*include\b/.test(l))
-    .map((l) => l.replace(/\s+$/, ''))
-    .sort()
-    .join('\n');
+/** A C token: a word, a number, a string or character literal, or one character of punctuation. */
+const TOKEN = /[A-Za-z_]\w*|\d[\w.]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\S/g;
+
+/**
+ * What a diff changes in each file, token by token: the tokens its removed lines lose and its added lines gain,
+ * blind to spacing and to where lines break (two authors wrap one conversion differently), and to #include lines
+ * (whether an author added one is how two authors of one conversion differ most). With the count of changed lines.
+ */
+export function changesOf(diff: string): Map<string, { edits: string; lines: number }> {
+  const out = new Map<string, { edits: string; lines: number }>();
+  for (const [file, changed] of changedLinesByFile(diff)) {
+    const code = changed.filter((l) => !/^[+-]\s*#\s*include\b/.test(l));
+    const tokens = (sign: string) => code.filter((l) => l[0] === sign).flatMap((l) => l.slice(1).match(TOKEN) ?? []);
+    const edits = diffArrays(tokens('-'), tokens('+'))
+      .filter((c) => c.added || c.removed)
+      .map((c) => `${c.added ? '+' : '-'}${c.value.join(' ')}`)
+      .join('\n');
+    out.set(file, { edits, lines: changed.length });
+  }
+  return out;
+}
+
+/** Each file's added and removed lines (git's `diff --git` or diff -u's `---`/`+++` headers), read as git apply would. */
+function changedLinesByFile(diff: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let patches: ReturnType<typeof parsePatch>;
+  try {
+    patches = parsePatch(diff);
+  } catch {
+    return out;
+  }
+  for (const p of patches) {
+    const name = p.newFileName && p.newFileName !== '/dev/null' ? p.newFileName : p.oldFileName;
+    if (!name) continue;
+    const file = name.replace(/^[ab]\//, '');
+    out.set(file, [...(out.get(file) ?? []), ...p.hunks.flatMap((h) => h.lines.filter((l) => l[0] === '+' || l[0] === '-'))]);
+  }
+  return out;
+}
+
+/**
+ * A posted diff's change of one file, made only when asked and only for a file it changes in about as many lines as
+ * ours does (a token diff of a thousand-line patch against our three lines would cost much and match nothing).
+ */
+function lazyChanges(diff: string): (file: string, ourLines: number) => string | undefined {
+  let lines: Map<string, string[]> | undefined;
+  let changes: Map<string, { edits: string; lines: number }> | undefined;
+  return (file, ourLines) => {
+    lines ??= changedLinesByFile(diff);
+    const n = lines.get(file)?.length;
+    if (n === undefined || n > 3 * ourLines + 10) return undefined;
+    changes ??= changesOf(diff);
+    return changes.get(file)?.edits;
+  };
 }
 
 /** A subject's summary: after its brackets and its prefix words ("[PATCH v2 1/3] wifi: rtw89: Use x" → "Use x"). */

@@ -6,7 +6,7 @@ import { LOCAL_BASE_HINT, localBase } from './base.js';
 import { SeriesError, UsageError } from '../errors.js';
 import { gitRun } from '../tools/git.js';
 import { getHeader, splitMail } from '../mail/headers.js';
-import { POSTED, type PostedMatch } from '../mail/posted.js';
+import { POSTED, postedPart, type PostedMatch } from '../mail/posted.js';
 
 export interface SendOptions {
   /** out/<series>/v<N>/ */
@@ -106,7 +106,7 @@ function refusePosted(dir: string): void {
   const m = matches[0];
   if (!m) return;
   const applied = m.applied ? `, applied (${m.applied.by}, <${m.applied.messageId}>)` : '';
-  throw new UsageError(`patch ${m.patch} was posted already: "${m.subject}" by ${m.from}${m.date ? ` on ${m.date}` : ''}, <${m.messageId}>${applied}${matches.length > 1 ? `; ${matches.length - 1} more in ${POSTED}` : ''}`, 'leave it out and generate again, or send with --force');
+  throw new UsageError(`${postedPart(m)} was posted already: "${m.subject}" by ${m.from}${m.date ? ` on ${m.date}` : ''}, <${m.messageId}>${applied}${matches.length > 1 ? `; ${matches.length - 1} more in ${POSTED}` : ''}`, 'leave it out and generate again, or send with --force');
 }
 
 /** A series whose base-commit no remote holds is refused: nobody could apply it. */

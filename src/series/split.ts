@@ -9,7 +9,7 @@ import type { FileChange } from '../edits/overlay.js';
 import { byTree, commonPrefix, groupFiles, othersLine, subjectPrefix, type Group, type GroupServices } from '../subsystems/groups.js';
 import { batches, rulesOf } from '../subsystems/profile.js';
 import { compileTemplate, wrapParagraphs, type TemplateVars } from '../templates/render.js';
-import { leftOutLine, summaryOf } from '../mail/posted.js';
+import { leftOutLine, summaryOf, withoutPosted } from '../mail/posted.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import { authorIdent } from '../tree/identity.js';
 import { checkNoSymlinkOut } from '../tree/paths.js';
@@ -66,7 +66,7 @@ export async function splitChange(opts: SplitOptions): Promise<GenerateResult[]>
   // What the lists have had already (--inbox): left out, each named with where it was posted.
   const posted = services.posted ? await services.posted(await Promise.all(groups.map(async (g) => ({ summary: summaryOf(title ?? opts.subject!), files: g.files.map((f) => f.file), diff: await change.diffOf(g.files.map((f) => f.file)) })))) : [];
   const leftOut = posted.map((p) => leftOutLine(groups[p.patch - 1]!.prefix, p));
-  const left = groups.filter((_, i) => !posted.some((p) => p.patch === i + 1));
+  const left = groups.flatMap((g, i) => withoutPosted(g, posted.filter((p) => p.patch === i + 1)));
   if (left.length === 0) throw new UsageError(`split ${opts.range ?? '--worktree'}: nothing left to make: ${leftOut.length === 1 ? leftOut[0] : `all ${leftOut.length} patches were posted already, the first ${leftOut[0]}`}`, 'the lists have it already; without --inbox the series is made all the same');
   leftOut.forEach((l) => opts.log?.(l));
   for (const g of services.archivedPrefix ? left.filter((x) => /history/.test(x.prefixSource)) : []) {

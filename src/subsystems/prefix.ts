@@ -153,13 +153,18 @@ export function ownHistoryPrefix(subjects: string[], file: string, driver?: Driv
   return best === undefined ? undefined : { prefix: best, fromHistory: told.has(best) };
 }
 
-/** The names a driver's file goes by in a subject: its folders below `top`, its stem, the stem without a leading word ("pca953x" of gpio-pca953x). */
+/**
+ * The names a driver's file goes by in a subject: the driver's folder below `top` when it is in one, else its stem
+ * and the stem without a leading word ("pca953x" of gpio-pca953x). Only the driver's: a part below it names a part of
+ * the driver ("wifi: rtw89: coex" of realtek/rtw89/coex.c), and is no form for its siblings.
+ */
 function namesOf(file: string, top: string): string[] {
   const rel = file.startsWith(`${top}/`) ? file.slice(top.length + 1) : path.posix.basename(file);
   const parts = rel.split('/');
-  const stem = parts.pop()!.replace(/\.[a-zA-Z]+$/, '');
+  if (parts.length > 1) return [parts[0]!];
+  const stem = parts[0]!.replace(/\.[a-zA-Z]+$/, '');
   const bare = /^[a-z0-9]+[-_](.+)$/.exec(stem)?.[1];
-  return [...parts, stem, ...(bare ? [bare] : [])];
+  return [stem, ...(bare ? [bare] : [])];
 }
 
 /**
@@ -245,7 +250,10 @@ export function choosePrefix(i: PrefixInput): PrefixChoice {
 function treeGuess(i: PrefixInput, convention: PrefixConvention | undefined, led: (p: string) => string): PrefixChoice | undefined {
   const form = folderForm(i.folderLog, i.folder);
   if (form) {
-    const word = driverWord(i.driver, convention?.strip ?? []);
+    // A driver in a folder of its own goes by its folder's name in the form, as its siblings did (iwlwifi's "mvm", not
+    // its module's "iwlmvm").
+    const inFolder = i.driver.dir.startsWith(`${i.folder}/`);
+    const word = inFolder ? driverWord({ name: i.driver.dir.slice(i.folder.length + 1).split('/')[0]!, dir: i.driver.dir }) : driverWord(i.driver, convention?.strip ?? []);
     return { prefix: led(form.includes('{driver}') ? fill({ under: '', prefix: form, source: { url: '', says: '' } }, i.file, word) : form), source: 'folder history', confirm: false };
   }
   if (!convention) {

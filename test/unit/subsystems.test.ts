@@ -43,6 +43,21 @@ test('prefixes: the file history first, then the form its folder gives its drive
   ];
   expect(folderForm(log, 'drivers/gpio')).toBe('gpio: {driver}');
   expect(choosePrefix({ ...base, fileSubjects: [], folderLog: log })).toEqual({ prefix: 'gpio: mvebu', source: 'folder history', confirm: false });
+  // A folder of driver folders (linux-wireless' archive, 2026): rtw89's own parts ("wifi: rtw89: coex") are no form
+  // for its siblings; "wifi: rtw89:" and "wifi: rtw88:" are, and a sibling gets its folder's name in it.
+  const realtek = [
+    { subject: 'wifi: rtw89: coex: update BT firmware report', files: ['drivers/net/wireless/realtek/rtw89/coex.c'] },
+    { subject: 'wifi: rtw89: 8852b: fix TX power table', files: ['drivers/net/wireless/realtek/rtw89/rtw8852b.c'] },
+    { subject: 'wifi: rtw89: coex: fix a typo', files: ['drivers/net/wireless/realtek/rtw89/coex.c'] },
+    { subject: 'wifi: rtw89: fix a leak', files: ['drivers/net/wireless/realtek/rtw89/core.c', 'drivers/net/wireless/realtek/rtw89/pci.c'] },
+    { subject: 'wifi: rtw88: fix a leak', files: ['drivers/net/wireless/realtek/rtw88/main.c'] },
+  ];
+  expect(folderForm(realtek, 'drivers/net/wireless/realtek')).toBe('wifi: {driver}');
+  const rtl818x = { file: 'drivers/net/wireless/realtek/rtl818x/rtl8187/rfkill.c', driver: { name: 'rtl818x', dir: 'drivers/net/wireless/realtek/rtl818x' }, folder: 'drivers/net/wireless/realtek', pathPrefix: '' };
+  expect(choosePrefix({ ...rtl818x, fileSubjects: [], folderLog: realtek }).prefix).toBe('wifi: rtl818x');
+  const iwl = [{ subject: 'wifi: iwlwifi: mvm: fix a race', files: ['drivers/net/wireless/intel/iwlwifi/mvm/ops.c'] }];
+  const mvm = { file: 'drivers/net/wireless/intel/iwlwifi/mvm/nvm.c', driver: { name: 'iwlmvm', dir: 'drivers/net/wireless/intel/iwlwifi/mvm' }, folder: 'drivers/net/wireless/intel/iwlwifi', pathPrefix: '' };
+  expect(choosePrefix({ ...mvm, fileSubjects: [], folderLog: iwl }).prefix).toBe('wifi: iwlwifi: mvm');
   // A tree without history: the conventions, a guess to confirm.
   expect(choosePrefix({ ...base, fileSubjects: [], folderLog: [] })).toEqual({ prefix: 'gpio: mvebu', source: 'convention', confirm: true });
   const ath = { file: 'drivers/net/wireless/ath/ath11k/mac.c', driver: { name: 'ath11k', dir: 'drivers/net/wireless/ath/ath11k' }, folder: 'drivers/net/wireless/ath', pathPrefix: 'ath11k' };

@@ -7,7 +7,7 @@ import { hunkPlaces, withoutConstDiscards, withoutDeadHunks, wrapAdded } from '.
 import { byTree, commonPrefix, groupFiles, othersLine, type Group } from '../../subsystems/groups.js';
 import { batches, cite, rulesOf, ruleSaying } from '../../subsystems/profile.js';
 import { SUMMARY_MAX } from '../../check/rules.js';
-import { leftOutLine, summaryOf } from '../../mail/posted.js';
+import { leftOutLine, summaryOf, withoutPosted } from '../../mail/posted.js';
 import type { TemplateVars } from '../../templates/render.js';
 import type { RecipeCode, RecipeContext } from '../types.js';
 
@@ -34,25 +34,26 @@ export const cocci: RecipeCode = {
     const title = (of: DiffFile[], prefix = '') => named || titleOf(script, newCalls(of), SUMMARY_MAX - (prefix ? prefix.length + 2 : 0));
     // The header search and get_maintainer.pl runs are independent: side by side.
     const [needs, grouped] = await Promise.all([includesNeeded(ctx, files), groupFiles(ctx, files, { by: 'driver', ...(params.prefix ? { prefix: String(params.prefix) } : {}) })]);
+    // What the lists have had already (generate --inbox): left out, a patch or the files of it posted, each named with
+    // where it was posted.
+    const posted = ctx.posted ? await ctx.posted(grouped.map((g) => ({ summary: summaryOf(`${g.prefix}: ${g.named}${title(g.files, g.prefix + g.named)}`), files: g.files.map((f) => f.file), diff: g.files.map((f) => f.text).join('') }))) : [];
+    const postedNotices = posted.map((p) => leftOutLine(grouped[p.patch - 1]!.prefix, p));
+    const kept = grouped.flatMap((g, i) => withoutPosted(g, posted.filter((p) => p.patch === i + 1)));
     // Each tree's column limit (netdev's 80) on the lines spatch added, where C lets them break.
-    const groups = grouped.map((g) => {
+    const groups = kept.map((g) => {
       const w = wrapped(g);
       return { ...groupVars(w.group, title(g.files, g.prefix + g.named), needs), wrappedLines: w.count, columnLimit: w.max };
     });
-    // What the lists have had already (generate --inbox): left out, and named with where it was posted.
-    const posted = ctx.posted ? await ctx.posted(groups.map((g) => ({ summary: summaryOf(`${g.prefix}: ${g.groupTitle}`), files: g.files.map((f) => f.file), diff: g.diffText }))) : [];
-    const postedNotices = posted.map((p) => leftOutLine(groups[p.patch - 1]!.prefix, p));
-    const left = groups.filter((_, i) => !posted.some((p) => p.patch === i + 1));
     const medium = /^(medium|moderate|low)$/i.test(script.confidence ?? '');
     const name = script.inTree ? script.file : path.basename(script.file);
-    const { parts, notices } = await seriesParts(ctx, byTree(left), params.force === true || params.rfc === true);
+    const { parts, notices } = await seriesParts(ctx, byTree(groups), params.force === true || params.rfc === true);
     notices.unshift(...postedNotices);
     if (parts.length === 0) throw new RecipeError(`${given} under ${where}: ${notices.join('; ')}`, 'add --set force=true to make it all the same, or --set rfc=true to ask as an RFC');
     if (!params.why) notices.push(`the messages say what ${name} changes, not why it is better: say it with --set why="..." (kseries check adds what each patch costs below its ---)`);
     // A tree without history whose prefixes came from the archives (generate --inbox): each with the subject it follows.
     if (ctx.archivedPrefix) {
       const cited: string[] = [];
-      for (const g of left.filter((x) => /history/.test(x.prefixSource))) {
+      for (const g of groups.filter((x) => /history/.test(x.prefixSource))) {
         const by = await ctx.archivedPrefix(g.diffs[0]!.file, g.prefix);
         if (by) cited.push(`${g.prefix} ("${by.subject}", <${by.messageId}>)`);
       }
