@@ -4,7 +4,7 @@
 // every step, so a killed bot picks up where it stopped and reviews nothing twice.
 import fs from 'node:fs';
 import path from 'node:path';
-import { KseriesError, MailboxError } from '../errors.js';
+import { KseriesError, LockedError, MailboxError } from '../errors.js';
 import { inboxEpochs, indexEpoch, readIndexed, threadsOf, type InboxEpoch, type IndexedMail } from '../mail/inbox.js';
 import type { Message } from '../mail/mailbox.js';
 import { gitRunRaw } from '../tools/git.js';
@@ -42,6 +42,8 @@ export interface WatchOptions {
   review: (messages: Message[], root: string) => Promise<Omit<Watched, 'key'>>;
   /** Each series as it is done, and what the bot skipped. */
   onSeries?: (w: Watched) => void;
+  /** How often to look whether another kseries run has let go of the tree, in ms (default 5000). */
+  lockPoll?: number;
   log?: (line: string) => void;
 }
 
@@ -76,22 +78,38 @@ export async function watchCycle(opts: WatchOptions): Promise<CycleResult> {
   for (const s of completeSeries(mails)) {
     if (state.reviewed[s.key] || (since && (s.root.date ?? new Date(0)) < since)) continue;
     if (opts.limit !== undefined && done.length >= opts.limit) break;
-    let w: Watched;
-    const started = process.hrtime.bigint();
-    const seconds = () => Math.round(Number(process.hrtime.bigint() - started) / 1e8) / 10;
-    try {
-      w = { key: s.key, ...(await opts.review(await readIndexed(epochs, s.thread), s.root.messageId!)), seconds: seconds() };
-    } catch (e) {
-      // A thread that is no series to review (a pull request, patches only in replies) is said so once.
-      if (!(e instanceof MailboxError)) throw e;
-      w = { key: s.key, subject: s.subject, version: s.version, verdict: 'not applicable', detail: (e as KseriesError).message, seconds: seconds() };
-    }
+    const w = await reviewOnce(opts, s, await readIndexed(epochs, s.thread));
     state.reviewed[s.key] = w;
     saveState(opts.stateDir, state);
     opts.onSeries?.(w);
     done.push(w);
   }
   return { read, series: done };
+}
+
+/**
+ * One series reviewed, however long another kseries run holds the tree (a bot outlives the commands run beside it);
+ * a thread that is no series to review (a pull request, patches only in replies) is said so once.
+ */
+async function reviewOnce(opts: WatchOptions, s: ThreadSeries, messages: Message[]): Promise<Watched> {
+  let waited = false;
+  for (;;) {
+    const started = process.hrtime.bigint();
+    const seconds = () => Math.round(Number(process.hrtime.bigint() - started) / 1e8) / 10;
+    try {
+      return { key: s.key, ...(await opts.review(messages, s.root.messageId!)), seconds: seconds() };
+    } catch (e) {
+      if (e instanceof LockedError) {
+        const poll = opts.lockPoll ?? 5000;
+        if (!waited) opts.log?.(`${e.message}: waiting for it (looking every ${poll / 1000} s)`);
+        waited = true;
+        await new Promise((r) => setTimeout(r, poll));
+        continue;
+      }
+      if (!(e instanceof MailboxError)) throw e;
+      return { key: s.key, subject: s.subject, version: s.version, verdict: 'not applicable', detail: (e as KseriesError).message, seconds: seconds() };
+    }
+  }
 }
 
 /** A series as sent in one thread: its root, its newest version's parts all there. */
