@@ -9,6 +9,7 @@ import { sendSeries } from '../series/send.js';
 import { splitChange, type SplitOptions } from '../series/split.js';
 import { listSeries, loadSeries, seriesVersions } from '../series/store.js';
 import { UsageError } from '../errors.js';
+import { applierLine } from '../mail/appliers.js';
 import { postedPart } from '../mail/posted.js';
 import { parseSetArgs } from '../templates/params.js';
 import { openTree } from '../tree/tree.js';
@@ -144,14 +145,11 @@ export function printEmitted(io: Io, r: EmitResult): void {
     io.out(`warning: ${postedPart(p)} was posted already (${how}): "${p.subject}" by ${p.from}${p.date ? ` on ${p.date}` : ''}, <${p.messageId}>${p.applied ? `; applied: ${p.applied.by} <${p.applied.messageId}>` : ''}`);
   }
   if (r.alreadyPosted?.length) io.out('hint: leave those patches out and generate again; send --send refuses the series without --force');
-  // An entry with no applied patch of its own (a driver's) is applied through a broader one (its subsystem's).
-  const broader = r.appliers?.find((a) => a.appliers.length);
   for (const a of r.appliers ?? []) {
-    const by = a.appliers.length ? a : broader;
-    const now = by ? `; ${by === a ? "its files'" : `${by.entry}'s`} patches were applied by ${by.appliers.slice(0, 2).map((p) => `${p.who} (${p.count}, last ${p.last.date} <${p.last.messageId}>)`).join(', ')}` : '';
+    const now = a.appliers.length ? `; its patches are applied by ${a.appliers.slice(0, 2).map(applierLine).join(', ')}` : '';
     for (const m of a.silent) io.out(`warning: ${m.who} (${a.entry}) ${m.last ? `last wrote to the lists on ${m.last.date} <${m.last.messageId}>` : 'has written nothing to the archives given'}${now}`);
   }
-  if (r.appliers?.some((a) => a.silent.length) && broader) io.out('hint: --to-applier puts who applies them To: on every message');
+  if (r.appliers?.some((a) => a.silent.length && a.appliers[0]?.active)) io.out('hint: --to-applier puts who applies them To: on every message');
   if (r.prerequisiteUnsent) io.out(`warning: it applies on top of ${r.prerequisiteUnsent}, not sent yet: the cover says it is posted separately, without its Message-Id\nhint: send ${r.prerequisiteUnsent} first, then emit this again to name it`);
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import libmime from 'libmime';
 import { MailboxError } from '../errors.js';
-import { gitCatFileStream } from '../tools/git.js';
+import { gitCatFileStream, gitRunRaw } from '../tools/git.js';
 import { parseMessage, type Message } from './mailbox.js';
 
 /** One epoch of one list's archive: a git directory. */
@@ -32,6 +32,8 @@ export interface IndexedMail {
   files?: string[];
   /** A line of its own (not quoted) says it applied what it answers: "Applied to wpan-next, thanks!", "Thanks, applied". */
   applied?: true;
+  /** A pull request (git request-pull's "are available in the Git repository at:"): the repository, as repoKey() gives it. */
+  pulls?: string;
 }
 
 /** A commit whose tree holds no message (public-inbox writes `d` for a deleted one), or one that is not mail. */
@@ -56,6 +58,17 @@ export function inboxEpochs(dir: string): InboxEpoch[] {
     .map((m) => ({ gitDir: path.join(holder, m[0]), name: `${list}/${m[1]}` }));
   if (epochs.length === 0) throw new MailboxError(`--inbox ${dir}: not a public-inbox archive (no git directory, no N.git epochs)`, 'give a git clone --mirror of https://lore.kernel.org/<list>/0, or a folder of such epochs');
   return epochs;
+}
+
+/**
+ * The list an epoch archives, as MAINTAINERS' L: lines name it ("linux-wireless"): its newest message's List-Id, or
+ * X-Mailing-List (a mirror's folder is often named otherwise), else the archive's folder name.
+ */
+export async function epochList(epoch: InboxEpoch): Promise<string> {
+  const newest = await gitRunRaw(epoch.gitDir, ['cat-file', 'blob', 'HEAD:m']);
+  const head = newest.code === 0 ? newest.stdout.slice(0, Math.max(0, newest.stdout.search(/\r?\n\r?\n/))) : '';
+  const id = /^list-id:[^<\n]*<([^.>@\s]+)[.@]/im.exec(head)?.[1] ?? /^x-mailing-list:\s*<?([^@>\s]+)@/im.exec(head)?.[1];
+  return (id ?? epoch.name.split('/')[0]!).toLowerCase();
 }
 
 function isGitDir(dir: string): boolean {
@@ -168,7 +181,25 @@ export function indexMessage(raw: Buffer): Omit<IndexedMail, 'epoch' | 'commit'>
     diff: end >= 0 && hasDiffAfter(raw, end),
     ...(end >= 0 ? filesOf(raw, end) : {}),
     ...(end >= 0 && saysApplied(raw, end) ? { applied: true as const } : {}),
+    ...(end >= 0 ? pullOf(raw, end) : {}),
   };
+}
+
+const REQUEST_PULL = 'are available in the Git repository at';
+
+/** The repository a pull request asks to pull from: the first word of the line after git request-pull's words. */
+function pullOf(raw: Buffer, from: number): { pulls?: string } {
+  const at = raw.indexOf(REQUEST_PULL, from);
+  // At a line's start, not quoted: the request itself, not a reply to it.
+  if (at < 0 || raw[at - 1] !== 10) return {};
+  const rest = raw.subarray(at, Math.min(raw.length, at + 400)).toString('latin1').split('\n').slice(1);
+  const url = rest.find((l) => l.trim())?.trim().split(/\s+/)[0];
+  return url && /[:/]/.test(url) ? { pulls: repoKey(url) } : {};
+}
+
+/** A repository as one key, however it is written: git://, https:// and ssh forms alike, without .git. */
+export function repoKey(url: string): string {
+  return url.toLowerCase().replace(/^[a-z+]+:\/\//, '').replace(/^[^@/]+@/, '').replace(/^([^/:]+):/, '$1/').replace(/\/+$/, '').replace(/\.git$/, '');
 }
 
 /** A diff in the body, as threads.ts' hasDiff finds one: `diff --git`, a `---`/`+++` pair, a hunk header. */

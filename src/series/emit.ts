@@ -11,7 +11,7 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import { parseSections, THE_REST } from '../subsystems/maintainers.js';
 import { withoutTag } from '../subsystems/prefix.js';
 import { addressedTo, toEntries, withoutKeywordOnly } from '../subsystems/recipients.js';
-import { indexInboxes } from '../mail/inbox.js';
+import { epochList, indexInboxes } from '../mail/inbox.js';
 import { alreadyPosted, diffPart, POSTED, summaryOf, type PostedMatch } from '../mail/posted.js';
 import { whoApplies, type EntryAppliers } from '../mail/appliers.js';
 import { mailFiles } from '../check/tree-rules.js';
@@ -41,9 +41,9 @@ export interface EmitOptions {
   force?: boolean;
   /** List archives (public-inbox v2) to look for patches of this series posted already, and who applies today. */
   inboxes?: string[];
-  /** What "today" is for a maintainer's silence (tests); default now. */
+  /** What "today" is for a maintainer's silence (tests); default the archives' newest message (a mirror is as old as its last fetch). */
   now?: Date;
-  /** With inboxes: the person who applied most of each entry's patches To: on every message. */
+  /** With inboxes: the person who applies each entry's patches today (applied replies, pull requests) To: on every message. */
   toApplier?: boolean;
   /** Extra recipients for every message. */
   to?: string[];
@@ -134,9 +134,12 @@ export async function emitSeries(opts: EmitOptions): Promise<EmitResult> {
     // now, To: on every message with --to-applier.
     const archive = opts.inboxes?.length ? await indexInboxes(opts.inboxes) : undefined;
     const named = new Set(patchRecipients.flatMap((r) => r.sections.flat().map((e) => e.name)));
-    const lists = [...new Set((archive?.epochs ?? []).map((e) => e.name.split('/')[0]!.toLowerCase()))];
-    const today = archive ? whoApplies(archive.mails, entries.filter((e) => named.has(e.name) && e.name !== THE_REST), opts.now ?? new Date(), lists).filter((a) => a.silent.length || a.appliers.length) : undefined;
-    const toAppliers = opts.toApplier ? (today ?? []).flatMap((a) => (a.appliers[0] ? [a.appliers[0].who] : [])) : [];
+    const lists = [...new Set(await Promise.all((archive?.epochs ?? []).map(epochList)))];
+    // As of the archives' newest message: a mirror knows nothing after its last fetch.
+    const asOf = opts.now ?? new Date((archive?.mails ?? []).reduce((n, m) => Math.max(n, m.date?.getTime() ?? 0), 0));
+    const today = archive ? whoApplies(archive.mails, entries, asOf, lists, (e) => named.has(e.name) && e.name !== THE_REST).filter((a) => a.silent.length || a.appliers.length) : undefined;
+    // Only someone who applied or pulled in the archives' last year: an old applier is no one to send to.
+    const toAppliers = opts.toApplier ? (today ?? []).flatMap((a) => (a.appliers[0]?.active ? [a.appliers[0].who] : [])) : [];
     const messages: EmittedMessage[] = [];
     const texts: string[] = [];
     for (const [i, f] of files.entries()) {

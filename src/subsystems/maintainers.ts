@@ -56,10 +56,14 @@ export function parseSections(output: string): MaintainersEntry[] {
   return entries;
 }
 
+/** Each F:/X: pattern as a regex, made once: who-applies asks thousands of files of hundreds of entries. */
+const PATTERNS = new Map<string, RegExp>();
+
 /** Whether an F: (or X:) pattern covers `file`, as get_maintainer.pl matches: a trailing / or a directory covers what is under it; * and ? stay within a folder. */
 export function patternCovers(pattern: string, file: string): boolean {
   const glob = /[*?]/.test(pattern);
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}`);
+  let re = PATTERNS.get(pattern);
+  if (!re) PATTERNS.set(pattern, (re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}`)));
   if (pattern.endsWith('/')) return re.test(file);
   const m = re.exec(file);
   if (!m) return false;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { indexEpoch, indexMessage, inboxEpochs, readIndexed, threadOf, type InboxEpoch } from '../../src/mail/inbox.js';
+import { indexEpoch, indexMessage, inboxEpochs, readIndexed, repoKey, threadOf, type InboxEpoch } from '../../src/mail/inbox.js';
 
 let dir: string;
 let epoch: InboxEpoch;
@@ -68,6 +68,13 @@ test('the index reads headers only: ids, folded References, RFC 2047 subjects, d
   const [big] = await readIndexed([epoch], r.mails.filter((m) => m.messageId === 'big@x'));
   expect(big!.body.length).toBeGreaterThan(300000);
   expect(indexMessage(Buffer.from('Subject: x\r\nMessage-Id: <c@x>\r\n\r\ndiff --git a/x b/x\r\n'))).toMatchObject({ messageId: 'c@x', subject: 'x', diff: true });
+  // A pull request names its repository (git request-pull's words); a reply quoting one does not.
+  const pull = (body: string) => indexMessage(Buffer.from(`Subject: [GIT PULL] foo-next-2026-07-09\nMessage-Id: <g@x>\n\nHi,\n\n${body}`))?.pulls;
+  expect(pull('The following changes since commit 1234:\n\nare available in the Git repository at:\n\n  https://git.kernel.org/pub/scm/linux/kernel/git/foo/foo-next.git tags/foo-next-2026-07-09\n')).toBe('git.kernel.org/pub/scm/linux/kernel/git/foo/foo-next');
+  expect(pull('> are available in the Git repository at:\n>\n>   git://example.org/x.git tags/t\n\nPulled, thanks.\n')).toBeUndefined();
+  expect(repoKey('git@github.com:foo/bar.git')).toBe('github.com/foo/bar');
+  // The counted forms of the wireless trees say "applied" too.
+  expect(indexMessage(Buffer.from('Subject: RE: [PATCH] x\nMessage-Id: <a@x>\n\nA wrote:\n\n1 patch(es) applied to rtw-next branch of rtw.git, thanks.\n'))?.applied).toBe(true);
 });
 
 test("a message's thread from its root, whichever message is named; its messages parsed in full", async () => {
