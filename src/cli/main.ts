@@ -127,8 +127,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('cc-all', { type: 'boolean', describe: "every patch to everyone the series' code patches go to, linux-doc only on documentation patches (default: as the recipe says; --no-cc-all)" })
         .option('notes', { type: 'string', coerce: asList, describe: 'a change since the previous version (repeat)' })
         .option('force', { type: 'boolean', default: false, describe: 'emit even though the last kseries check failed' })
-        .option('inbox', { type: 'string', coerce: asList, describe: 'a list archive (public-inbox v2; repeat): name the patches posted there already (same change, same lines, or same subject for the same files), which send then refuses without --force; and who applies the series entries today: silent maintainers are named' })
-        .option('to-applier', opt.flag("with --inbox: who applied most of each entry's patches on the lists, To: on every message"))
+        .option('inbox', { type: 'string', coerce: asList, describe: 'a list archive (public-inbox v2; repeat): name the patches posted there already (same change, same lines, or same subject for the same files), which send then refuses without --force; and who applies the series entries today: silent maintainers are named, with who applies instead' })
+        .option('to-applier', opt.flag("with --inbox: who applies each entry's patches today (its applied replies and its trees' pull requests, in the archives' last year), To: on every message"))
         .option('to', { type: 'string', coerce: asList, describe: 'extra To for every message' })
         .option('cc', { type: 'string', coerce: asList, describe: 'extra Cc for every message' })
         .example('$0 emit static-key-cgroup_memory_nobpf --notes "keep the _RO variant"', ''),
