@@ -1,5 +1,6 @@
 // `kseries review`: intake → apply → check → reply. A received series is identified in its mailbox, applied with
 // git am on its base in kseries' worktree, and its applied commits get the same per-patch checks as `kseries check`.
+import os from 'node:os';
 import { prerequisiteTip, type Prerequisites } from './prerequisites.js';
 import type { BuildOptions } from '../build/builder.js';
 import { checkRange, type CheckOptions } from '../check/check.js';
@@ -14,6 +15,7 @@ import { applySeries, assertSafePaths, type ApplyOutcome } from './apply.js';
 import { identifyOne, identifySeries, type Intake } from './intake.js';
 import { hasDiff } from './threads.js';
 import { assertSandbox, SANDBOX_BWRAP } from '../tools/sandbox.js';
+import { mapLimit } from '../tools/run.js';
 
 export interface ReviewOptions extends BuildOptions {
   tree: KernelTree;
@@ -117,7 +119,12 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
 
   const patches: ReviewPatch[] = [];
   const history = await hasHistory(tree);
-  for (const o of outcomes) {
+  // checkpatch of the patches that did not apply, one per core: a bot meets series of a dozen such.
+  const unapplied = await mapLimit(outcomes, os.availableParallelism(), async (o) => {
+    const p = intake.patches.find((x) => x.index === o.index);
+    return o.applied || !p ? undefined : checkpatchMail(tree.root, p.message.raw, { strict: opts.strict, history });
+  });
+  for (const [k, o] of outcomes.entries()) {
     const p = intake.patches.find((x) => x.index === o.index);
     const c = o.applied ? checked.patches[applied.indexOf(o)] : undefined;
     if (c) {
@@ -125,7 +132,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
       patches.push({ ...rest, problems: [...damageOf(o), ...rest.problems], index: o.index, applied: true, commit, trailers: p?.trailers ?? [], failures: [] });
       continue;
     }
-    const checkpatch = p ? await checkpatchMail(tree.root, p.message.raw, { strict: opts.strict, history }) : { errors: 0, warnings: 0, checks: 0, findings: [] };
+    const checkpatch = unapplied[k] ?? { errors: 0, warnings: 0, checks: 0, findings: [] };
     patches.push({
       index: o.index,
       subject: p?.subject.summary ?? '(missing)',

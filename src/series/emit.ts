@@ -8,6 +8,7 @@ import type { CheckReport } from '../check/report.js';
 import { CheckFailedError, OutputError, UsageError } from '../errors.js';
 import { wrapParagraphs } from '../templates/render.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
+import { mapLimit } from '../tools/run.js';
 import { parseSections, THE_REST } from '../subsystems/maintainers.js';
 import { withoutTag } from '../subsystems/prefix.js';
 import { addressedTo, toEntries, withoutKeywordOnly } from '../subsystems/recipients.js';
@@ -312,17 +313,4 @@ function writeOut(dir: string, names: string[], texts: string[]): void {
     const err = e as NodeJS.ErrnoException;
     throw new OutputError(`cannot write ${err.path ?? dir}: ${err.code ?? err.message}`, 'choose a writable folder with --out, or fix its permissions');
   }
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }

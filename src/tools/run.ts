@@ -170,3 +170,17 @@ function lastLine(text: string): string {
   const lines = text.trim().split('\n');
   return lines[lines.length - 1]?.trim() ?? '';
 }
+
+/** `fn` over `items`, at most `limit` at a time (one per core for programs a run starts), results in order. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
