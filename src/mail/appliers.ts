@@ -3,7 +3,7 @@
 // each of the entry's listed maintainers last wrote to the lists. MAINTAINERS lags (a maintainer who stepped down is
 // still listed); the archive does not. Pure: an index in.
 import { repoKey, type IndexedMail } from './inbox.js';
-import { patternCovers, type MaintainersEntry } from '../subsystems/maintainers.js';
+import { coverDepth, patternCovers, type MaintainersEntry } from '../subsystems/maintainers.js';
 
 /** A person's mail, the latest: its date and Message-Id. */
 export interface Evidence {
@@ -56,9 +56,9 @@ export function whoApplies(mails: IndexedMail[], all: MaintainersEntry[], asOf: 
   // through its subsystem's): that entry's trees' pull requests speak for it.
   const treesOf = (e: MaintainersEntry): string[] => {
     if (e.trees.length) return e.trees;
-    const above = (e.files ?? []).flatMap((f) => listed.filter((x) => x !== e && x.trees.length && (x.files ?? []).some((p) => p.endsWith('/') && f.startsWith(p) && f !== p)));
-    const deepest = Math.max(0, ...above.map((x) => Math.max(...(x.files ?? []).map((p) => p.length))));
-    return above.filter((x) => Math.max(...(x.files ?? []).map((p) => p.length)) === deepest).flatMap((x) => x.trees);
+    const above = (e.files ?? []).flatMap((f) => listed.flatMap((x) => (x !== e && x.trees.length && !(x.files ?? []).includes(f) ? [{ x, depth: coverDepth(x, f) ?? 0 }] : [])).filter((a) => a.depth > 0));
+    const deepest = Math.max(0, ...above.map((a) => a.depth));
+    return [...new Set(above.filter((a) => a.depth === deepest).flatMap((a) => a.x.trees))];
   };
   return entries.map((e) => {
     const covers = (f: string) => (e.files ?? []).some((p) => patternCovers(p, f)) && !(e.excluded ?? []).some((x) => patternCovers(x, f));

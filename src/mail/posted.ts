@@ -77,7 +77,8 @@ export async function alreadyPosted(cwd: string, epochs: InboxEpoch[], mails: In
 
 /** A posting named, and whether it was applied: it, or a later version of it (the same summary for the same files). */
 async function matchOf(epochs: InboxEpoch[], mails: IndexedMail[], patch: number, c: IndexedMail, by: PostedMatch['by']): Promise<PostedMatch> {
-  const later = mails.filter((m) => m !== c && m.diff && m.messageId && (m.date?.getTime() ?? 0) >= (c.date?.getTime() ?? 0) && summaryOf(m.subject) === summaryOf(c.subject) && sameSet(m.files ?? [], c.files ?? []));
+  const summary = summaryOf(c.subject);
+  const later = mails.filter((m) => m !== c && m.diff && m.messageId && (m.date?.getTime() ?? 0) >= (c.date?.getTime() ?? 0) && sameSet(m.files ?? [], c.files ?? []) && summaryOf(m.subject) === summary);
   let applied: { applied?: PostedMatch['applied'] } = {};
   for (const m of [c, ...later]) if (!applied.applied) applied = await appliedReply(epochs, mails, m);
   return { patch, by, subject: c.subject, from: c.from, ...(c.date ? { date: c.date.toISOString().slice(0, 10) } : {}), messageId: c.messageId!, ...applied };
@@ -135,17 +136,17 @@ const TOKEN = /[A-Za-z_]\w*|\d[\w.]*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\S/g;
  * (whether an author added one is how two authors of one conversion differ most). With the count of changed lines.
  */
 export function changesOf(diff: string): Map<string, { edits: string; lines: number }> {
-  const out = new Map<string, { edits: string; lines: number }>();
-  for (const [file, changed] of changedLinesByFile(diff)) {
-    const code = changed.filter((l) => !/^[+-]\s*#\s*include\b/.test(l));
-    const tokens = (sign: string) => code.filter((l) => l[0] === sign).flatMap((l) => l.slice(1).match(TOKEN) ?? []);
-    const edits = diffArrays(tokens('-'), tokens('+'))
-      .filter((c) => c.added || c.removed)
-      .map((c) => `${c.added ? '+' : '-'}${c.value.join(' ')}`)
-      .join('\n');
-    out.set(file, { edits, lines: changed.length });
-  }
-  return out;
+  return new Map([...changedLinesByFile(diff)].map(([file, changed]) => [file, { edits: editsOf(changed), lines: changed.length }]));
+}
+
+/** One file's changed lines as token edits (changesOf). */
+function editsOf(changed: string[]): string {
+  const code = changed.filter((l) => !/^[+-]\s*#\s*include\b/.test(l));
+  const tokens = (sign: string) => code.filter((l) => l[0] === sign).flatMap((l) => l.slice(1).match(TOKEN) ?? []);
+  return diffArrays(tokens('-'), tokens('+'))
+    .filter((c) => c.added || c.removed)
+    .map((c) => `${c.added ? '+' : '-'}${c.value.join(' ')}`)
+    .join('\n');
 }
 
 /** Each file's added and removed lines (git's `diff --git` or diff -u's `---`/`+++` headers), read as git apply would. */
@@ -172,13 +173,13 @@ function changedLinesByFile(diff: string): Map<string, string[]> {
  */
 function lazyChanges(diff: string): (file: string, ourLines: number) => string | undefined {
   let lines: Map<string, string[]> | undefined;
-  let changes: Map<string, { edits: string; lines: number }> | undefined;
+  const edits = new Map<string, string>();
   return (file, ourLines) => {
     lines ??= changedLinesByFile(diff);
-    const n = lines.get(file)?.length;
-    if (n === undefined || n > 3 * ourLines + 10) return undefined;
-    changes ??= changesOf(diff);
-    return changes.get(file)?.edits;
+    const changed = lines.get(file);
+    if (!changed || changed.length > 3 * ourLines + 10) return undefined;
+    if (!edits.has(file)) edits.set(file, editsOf(changed));
+    return edits.get(file);
   };
 }
 
