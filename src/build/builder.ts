@@ -13,7 +13,7 @@ import { compilerPath, retireDependCache } from './compiler.js';
 import { ledgered } from './ledger.js';
 import { HOST, isHost, srcarchOf, type Target } from './targets.js';
 import type { ConfigAsBuilt } from './config-line.js';
-import { configSymbolsFor, conjuncts, kconfigDepends, kconfigSelectors, objectsToBuild, sourceConditions, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
+import { configSymbolsFor, conjuncts, hasPrompt, kconfigDepends, kconfigSelectors, objectsToBuild, sourceConditions, parseCompilerOutput, symbolsToMeet, setSymbols, type CompilerMessage, type ReadText } from './kbuild.js';
 
 /** The Kconfig digest of each source tree (git tree id) asked for: listing 80k files takes seconds. */
 const KCONFIG_DIGESTS = new Map<string, string>();
@@ -58,6 +58,13 @@ export interface BuildOptions {
   arches?: string[];
   /** x86-64 with gcc alone, as kseries built before the bots' matrix (the bench's baseline): no other build. */
   hostOnly?: boolean;
+  /**
+   * The other side of the symbols a range's lines depend on (check/side-builds.ts): switched on (`on`) or off (`off`,
+   * with what selects them) on top of what configure() is asked for. Reports name the build by them.
+   */
+  side?: { on: string[]; off: string[] };
+  /** Where a range's builds of the other side (`side`) and of COMPILE_TEST drivers on another machine are not wanted. */
+  noSides?: boolean;
 }
 
 export interface CompileResult {
@@ -171,6 +178,10 @@ export class KernelBuild {
    * a configuration that is asked for more symbols right after). Returns, per symbol that stayed off, why.
    */
   async configure(symbols: string[], kconfigAt: string, disable: string[] = [], opts: { prepare?: boolean } = {}): Promise<Map<string, string>> {
+    if (this.opts.side) {
+      symbols = [...symbols, ...this.opts.side.on];
+      disable = [...disable, ...this.opts.side.off];
+    }
     // Every make here parses the Kconfig files, which asks the compiler about each option it tests: seconds each.
     const { config, off } = await withProgress(`configuring ${this.buildDir}`, this.opts.progress, () => ({ phase: this.step }), () => this.settle(symbols, kconfigAt, disable));
     if (opts.prepare !== false) await this.prepare(config);
@@ -191,7 +202,8 @@ export class KernelBuild {
   }
 
   private async settle(symbols: string[], kconfigAt: string, disable: string[]): Promise<{ config: string; off: Map<string, string> }> {
-    const asked = [...new Set(symbols)].sort().join('\n');
+    // A symbol kept off is part of what was asked for: its folder is not that of the same symbols on.
+    const asked = [...[...new Set(symbols)].sort(), ...[...new Set(disable)].sort().map((s) => `!${s}`)].join('\n');
     if (this.perRun) this.enter(asked);
     const configFile = path.join(this.buildDir, '.config');
     const askedFile = path.join(this.buildDir, '.kseries-asked');
@@ -223,6 +235,10 @@ export class KernelBuild {
       // Kconfig run of its own (7 s with gcc, 15 s with clang, for every new build folder).
       await this.mustMake(['syncconfig']);
       const config = fs.readFileSync(configFile, 'utf8');
+      // A symbol to keep off that a select or a default set again: what sets it goes off too, unless asked for.
+      const again = await this.settersOf(disable.filter((d) => isSet(config, d)), kconfigAt, config);
+      const stillOn = again.filter((x) => !disable.includes(x) && !wanted.includes(x) && !symbols.includes(x));
+      disable = [...disable, ...stillOn];
       const more: string[] = [];
       for (const s of wanted.filter((w) => !isSet(config, w))) {
         const needs = symbolsToMeet((await this.dependsOf(s, kconfigAt))?.deps ?? [], (n) => isSet(config, n)) ?? [];
@@ -232,7 +248,7 @@ export class KernelBuild {
         const selector = unmet.length === 0 && needs.every((n) => isSet(config, n)) ? (await this.selectorsOf(s, kconfigAt)).find((x) => !wanted.includes(x) && !disable.includes(x)) : undefined;
         more.push(...unmet, ...(selector ? [selector] : []));
       }
-      if (more.length === 0) break;
+      if (more.length === 0 && stillOn.length === 0) break;
       wanted = [...wanted, ...more];
     }
     const config = fs.readFileSync(configFile, 'utf8');
@@ -315,6 +331,11 @@ export class KernelBuild {
    */
   /** The base configuration as reports name it: "x86_64 defconfig", "arm64 defconfig", or a .config file's name. */
   get baseName(): string {
+    const side = this.opts.side ? ` with ${[...this.opts.side.off.map((s) => `CONFIG_${s}=n`), ...this.opts.side.on.map((s) => `CONFIG_${s}=y`)].join(' ')}` : '';
+    return this.plainName + side;
+  }
+
+  private get plainName(): string {
     return CONFIG_TARGETS[this.opts.config] ? `${this.target.arch} ${configTarget(this.opts.config, this.target)}` : `${path.basename(this.opts.config)}${isHost(this.target) ? '' : ` (${this.target.arch})`}`;
   }
 
@@ -327,9 +348,17 @@ export class KernelBuild {
       base: this.baseName,
       on: added.filter((s) => requested.has(s)),
       pulledIn: added.filter((s) => !requested.has(s)).length,
-      // CONFIG_WERROR is switched off on every configure, whatever the base says of it.
-      off: [...new Set([...[...base].filter((s) => !config.has(s)), ...(config.has('WERROR') ? [] : ['WERROR'])])].sort(),
+      // CONFIG_WERROR is switched off on every configure, whatever the base says of it. A side's flips switch off
+      // what depends on them (CONFIG_PM=n: SUSPEND, HIBERNATION, ...): its name says the flips, a number the rest.
+      ...this.offAsBuilt([...base].filter((s) => !config.has(s)), config),
     };
+  }
+
+  private offAsBuilt(off: string[], config: Set<string>): Pick<ConfigAsBuilt, 'off' | 'switchedOff'> {
+    const werror = config.has('WERROR') ? [] : ['WERROR'];
+    if (!this.opts.side) return { off: [...new Set([...off, ...werror])].sort() };
+    const flipped = off.filter((s) => this.opts.side!.off.includes(s));
+    return { off: werror, ...(off.length > flipped.length ? { switchedOff: off.length - flipped.length } : {}) };
   }
 
   /** The make targets of the named config for this target (powerpc's defconfig is its own); none for a file. */
@@ -353,6 +382,25 @@ export class KernelBuild {
       }
     }
     return fs.readFileSync(kept, 'utf8');
+  }
+
+  /** The symbols the build directory's .config sets now (to y or m). */
+  async setNow(): Promise<Set<string>> {
+    return setSymbols(await this.baseConfig());
+  }
+
+  /**
+   * What sets each of `symbols` in `config` although it was switched off: the selects that are set, and for a symbol
+   * without a prompt (PM_SLEEP: `def_bool y`, `depends on SUSPEND || HIBERNATE_CALLBACKS`) the set symbols it depends on.
+   */
+  private async settersOf(symbols: string[], commit: string, config: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const s of symbols) {
+      out.push(...(await this.selectorsOf(s, commit)).filter((x) => isSet(config, x)));
+      const found = await this.dependsOf(s, commit);
+      if (found && !hasPrompt((await readAtCommit(this.tree.root, commit, found.file)) ?? '', s)) out.push(...[...new Set(found.deps.join(' ').match(/[A-Z][A-Z0-9_]+/g) ?? [])].filter((x) => isSet(config, x)));
+    }
+    return [...new Set(out)];
   }
 
   /** Every symbol this run asked configure() to switch on, with the dependencies it found they need. */

@@ -10,6 +10,8 @@ export interface ConfigAsBuilt {
   pulledIn: number;
   /** Symbols the base sets and the .config does not, and CONFIG_WERROR, which kseries always switches off. */
   off: string[];
+  /** Of a build of the other side (its base names the flips): how many more symbols Kconfig switched off with them. */
+  switchedOff?: number;
 }
 
 /** "x86_64 defconfig plus CONFIG_MEMCG and CONFIG_SLAB_OBJ_EXT (and 2 symbols olddefconfig switched on with them), CONFIG_WERROR off" */
@@ -23,5 +25,6 @@ export function configLine(c: ConfigAsBuilt): string {
   if (c.on.length) line += ` plus ${names(c.on)}`;
   if (c.pulledIn) line += c.on.length ? ` (and ${symbols(c.pulledIn)} olddefconfig switched on with ${c.on.length === 1 ? 'it' : 'them'})` : ` plus ${symbols(c.pulledIn)} that earlier builds in its directory switched on`;
   if (c.off.length) line += `, ${names(c.off)} off`;
+  if (c.switchedOff) line += ` (and ${symbols(c.switchedOff)} Kconfig switched off with the flips)`;
   return line;
 }

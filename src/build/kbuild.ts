@@ -299,6 +299,21 @@ export function kconfigDepends(kconfig: string, symbol: string): string[] | unde
 }
 
 /**
+ * Whether `config SYMBOL` in a Kconfig file's text has a prompt (`bool "text"`, `prompt "text"`): one without
+ * (`def_bool y`) is set by its default or a select only, never by a user's .config line.
+ */
+export function hasPrompt(kconfig: string, symbol: string): boolean {
+  const lines = kconfig.replace(/\s*\\\n\s*/g, ' ').split('\n');
+  const start = lines.findIndex((l) => new RegExp(`^\\s*(menu)?config\\s+${symbol}\\s*$`).test(l));
+  if (start < 0) return false;
+  for (const line of lines.slice(start + 1)) {
+    if (/^\s*(menu)?config\s|^\s*(endmenu|endif|menu|if|choice|endchoice|source|comment)\b/.test(line)) break;
+    if (/^\s*(bool|tristate|string|hex|int|prompt)\s+"/.test(line)) return true;
+  }
+  return false;
+}
+
+/**
  * The conditions of the `if` blocks (and `menu`s with a `depends on`) open at a Kconfig file's `source` line of
  * `target` ("drivers/infiniband/hw/qedr/Kconfig" sits in `if INFINIBAND`): what every entry of the sourced file
  * inherits. Undefined when the file does not source it.

@@ -67,6 +67,11 @@ export class KconfigIndex {
     return out;
   }
 
+  /** Whether a definition of `symbol` can be built by COMPILE_TEST on a machine that is not its platform. */
+  compileTestable(symbol: string): boolean {
+    return (this.symbols.get(symbol) ?? []).some((d) => d.deps.some((x) => /\bCOMPILE_TEST\b/.test(x)));
+  }
+
   /** The architectures that can build an object with one of `ways` (each a list of symbols that must all be set). */
   archesOfWays(ways: BuildWay[]): Arches {
     let out: Arches = [];

@@ -23,6 +23,8 @@ import type { Commit } from './commits.js';
 import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import type { BuildReport, OtherBuild } from './report.js';
+import type { Sides } from './config-sides.js';
+import { rangeSides, reachBuilds, sideBuilds, type SideContext } from './side-builds.js';
 
 /** Dependents of a changed header built by default. */
 export const HEADER_SAMPLE = 3;
@@ -61,12 +63,13 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     // Configured under the tip's Kconfig files, where a symbol the series adds (its test's) is defined; the base's
     // objects are built after with the base checked out again (Kbuild syncs the .config with its Kconfig each time).
     await gitRaw(source, ['checkout', '-q', '--detach', opts.tip]);
-    const { placed, missing } = await placeObjects(opts, source, build, objects);
+    const sides = opts.hostOnly || opts.noSides ? new Map<string, Sides>() : await rangeSides(tree, source, commits, plans);
+    const { placed, missing, why } = await placeObjects(opts, source, build, objects, sides);
     await gitRaw(source, ['checkout', '-q', '--detach', opts.base]);
     const reasonFor = (o: string) => placed.get(o)?.reason;
     const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
     const config = await build.configAsBuilt();
-    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler })));
+    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler, ...(why.get(b) ? { why: why.get(b), reproduce: reproduceLine(b, [...placed].filter(([, p]) => p.also.includes(b)).map(([o]) => o)) } : {}) })));
     // What decides the builds and proofs: the trees, what each patch builds, the .configs, the compilers and kseries'
     // code. A range whose patches all built is kept, so check after generate (the same trees) builds nothing.
     const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
@@ -104,10 +107,11 @@ interface Placement {
   reason?: string;
 }
 
-/** What the builds of a range are: each object's placement, and the builds asked for that cannot run here. */
+/** What the builds of a range are: each object's placement, the builds asked for that cannot run here, why each side build exists. */
 interface Matrix {
   placed: Map<string, Placement>;
   missing: string[];
+  why: Map<KernelBuild, string[]>;
 }
 
 /**
@@ -117,7 +121,7 @@ interface Matrix {
  * dependencies allow. An object no build here makes keeps the reasons of each one tried. Then the builds the bots
  * add: each x86-64 object with clang too (`compilers`), each object outside arch/ for every `arches` machine too.
  */
-async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[]): Promise<Matrix> {
+async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[], sides: Map<string, Sides>): Promise<Matrix> {
   const { tree } = opts;
   const read = (f: string) => readAtCommit(tree.root, opts.tip, f);
   const placed = new Map<string, Placement>();
@@ -196,7 +200,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   }
   if (opts.hostOnly) {
     for (const [o, why] of hostLeft) unbuilt(o, why);
-    return { placed, missing };
+    return { placed, missing, why: new Map() };
   }
   if (hostLeft.size) {
     // What x86-64 cannot build: a 32-bit kernel, or a machine its dependencies name.
@@ -239,7 +243,27 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     for (const o of on) placed.get(o)!.also.push(b);
     for (const [o, why] of left) placed.get(o)!.notOn.push(`${b.baseName}, ${b.compiler}: not built: ${why}`);
   }
-  return { placed, missing };
+  const why = new Map<KernelBuild, string[]>();
+  if (opts.noSides) return { placed, missing, why };
+  // The builds a bot's random configuration or another machine's allmodconfig would make by chance (side-builds.ts).
+  const context: SideContext = {
+    host,
+    objects: built.filter((o) => placed.get(o)!.build === host),
+    sides,
+    index: await kconfigIndexAt(tree, opts.tip),
+    read,
+    env: opts.env,
+    has: (o, arch) => placed.get(o)!.also.some((b) => b.target.arch === arch && !b.target.llvm),
+    make: (target, side) => new KernelBuild(tree, source, { ...opts, config: configOn(target, opts.config), target, sparse: false, ...(side ? { side } : {}) }),
+    configure: configureFor,
+  };
+  const { builds: flipped, refused } = await sideBuilds(context);
+  missing.push(...refused);
+  for (const s of [...flipped, ...(await reachBuilds(context))]) {
+    for (const o of s.objects) placed.get(o)!.also.push(s.build);
+    why.set(s.build, s.why);
+  }
+  return { placed, missing, why };
 }
 
 /**
@@ -261,6 +285,12 @@ export function otherBuilds(opts: Pick<BuildOptions, 'compilers' | 'arches' | 'e
     else targets.push(target);
   }
   return { targets, missing };
+}
+
+/** The make line that builds `objects` as a side build did, its .config kept in its folder, as the robot's "reproduce:" lines. */
+function reproduceLine(b: KernelBuild, objects: string[]): string {
+  const { arch, prefix, llvm } = b.target;
+  return ['make', `O=${b.buildDir}`, ...(isHost(b.target) ? [] : [`ARCH=${arch}`]), ...(prefix ? [`CROSS_COMPILE=${prefix}`] : []), ...(llvm ? ['LLVM=1'] : []), 'W=1', ...objects].join(' ');
 }
 
 /** The config a build for `target` starts from: another architecture's is its own defconfig (a .config file is the host's); clang builds the host's. */

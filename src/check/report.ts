@@ -45,6 +45,13 @@ export interface PatchReport {
 export interface OtherBuild {
   config: ConfigAsBuilt;
   compiler: string;
+  /**
+   * Why a build of the other side or of another machine exists: each flipped symbol with the line that depends on it
+   * ("CONFIG_PM=n: drivers/bus/x.c:120 uses usage_count, declared only under #ifdef CONFIG_PM (include/linux/pm.h:698)").
+   */
+  why?: string[];
+  /** The make line that builds its objects again, in the folder its .config is kept in. */
+  reproduce?: string;
 }
 
 /** The report of a range; each series check that ran adds its field (`kunit`, `boot`: SeriesResults). */
@@ -87,7 +94,7 @@ export function formatReport(r: CheckReport): string {
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   for (const w of r.identity ?? []) out.push(`warning: ${w}`);
   if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}${keptNote(r.buildsKeptFrom)}`);
-  for (const o of r.otherBuilds ?? []) out.push(`and with ${configLine(o.config)}, ${o.compiler}`);
+  for (const o of r.otherBuilds ?? []) out.push(`and with ${configLine(o.config)}, ${o.compiler}`, ...(o.why ?? []).map((w) => `  because ${w}`), ...(o.reproduce ? [`  reproduce: ${o.reproduce}`] : []));
   for (const m of r.buildsNotRun ?? []) out.push(`not built with ${m}`);
   for (const { check, result } of seriesResultsOf(r)) out.push('', ...check.format(result as never));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);

@@ -185,6 +185,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('distcc', opt.flag('compile through distcc (DISTCC_HOSTS)'))
         .option('compilers', opt.compilers())
         .option('arches', opt.arches())
+        .option('sides', opt.sides())
         .option('kunit', { type: 'string', coerce: checks.kunit, describe: 'also run KUnit with this .kunitconfig on the base and the tip (a recipe may ask for it; --no-kunit skips)' })
         .option('boot', { type: 'string', coerce: checks.boot, describe: 'a series that adds a static key boots in this config family + lockdep: minimal (default), defconfig or a .config file (--no-boot skips)' })
         .option('fresh', opt.flag('build, boot and run KUnit again even where the same trees and configuration were checked before (their results are kept)'))
@@ -208,6 +209,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           distcc: a.distcc,
           compilers: a.compilers,
           arches: a.arches,
+          sides: a.sides,
           kunit: a.kunit,
           boot: a.boot ?? 'minimal',
           fresh: a.fresh,
@@ -295,6 +297,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         .option('distcc', opt.flag('compile through distcc (DISTCC_HOSTS; with --trust: the sandbox has no network)'))
         .option('compilers', opt.compilers())
         .option('arches', opt.arches())
+        .option('sides', opt.sides())
         .option('strict', opt.flag('checkpatch --strict'))
         .option('reply-all', { type: 'boolean', default: false, describe: 'copy the lists and people of the original mail (default: the author only)' })
         .option('from', { type: 'string', coerce: checks.text('--from'), describe: 'reviewer "Name <email>" of the replies (default: git config)' })
@@ -322,6 +325,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
           distcc: a.distcc,
           compilers: a.compilers,
           arches: a.arches,
+          sides: a.sides,
           strict: a.strict,
           replyAll: a['reply-all'],
           from: a.from,
@@ -451,6 +455,7 @@ function commonOptions(checks: ReturnType<typeof optionChecks>) {
     candidates: (describe: string) => ({ choices: ['all', 'auto'] as const, default: 'all' as const, describe }),
     flag: (describe: string) => ({ type: 'boolean', default: false, describe }) as const,
     compilers: () => ({ type: 'string', default: DEFAULT_COMPILERS.join(','), coerce: checks.compilers, describe: `compilers each x86-64 object is built with: gcc, clang (LLVM=1), where installed; gcc always (default ${DEFAULT_COMPILERS.join(',')})` }) as const,
+    sides: () => ({ type: 'boolean', default: true, describe: 'build the touched objects once more with the CONFIG_ symbols their lines depend on flipped (PM, OF, ...; i386 where a line depends on the word size), and a COMPILE_TEST driver of x86 on riscv or arm64, as 0-day\'s random configurations and allmodconfig would (--no-sides skips)' }) as const,
     arches: () => ({ type: 'string', coerce: checks.arches, describe: `machines each file outside arch/ is built for too, comma-separated: ${ARCH_NAMES.filter((a) => a !== 'x86_64').join(', ')}, or all (those with a compiler here); default: what the series' recipe names, else none` }) as const,
   };
 }

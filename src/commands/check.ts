@@ -30,6 +30,8 @@ export interface CheckArgs {
   compilers?: string[];
   /** Machines files outside arch/ are built for too (--arches); undefined: what the series' recipe names. */
   arches?: string[];
+  /** Build the other side of the symbols the patches' lines depend on, and COMPILE_TEST drivers on another machine (--sides, default). */
+  sides?: boolean;
   /** A .kunitconfig to run on the base and the tip; false: none, even when the series' recipe asks. */
   kunit?: string | false;
   /** The boot config family of a static-key series' boot test; false: no boot. */
@@ -85,6 +87,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     distcc: a.distcc,
     compilers: a.compilers,
     arches: a.arches ?? recipeArches(g, io, recipe),
+    noSides: a.sides === false,
     fresh: a.fresh,
     env: io.env,
     onStep: view?.onStep,

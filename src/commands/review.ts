@@ -32,6 +32,8 @@ export interface ReviewArgs {
   compilers?: string[];
   /** Machines files outside arch/ are built for too (--arches). */
   arches?: string[];
+  /** Build the other side of the symbols the patches' lines depend on, and COMPILE_TEST drivers on another machine (--sides, default). */
+  sides?: boolean;
   build: boolean;
   trust: boolean;
   strict: boolean;
@@ -67,6 +69,7 @@ export async function review(io: Io, g: GlobalOptions, a: ReviewArgs): Promise<n
     distcc: a.distcc,
     compilers: a.compilers,
     arches: a.arches,
+    noSides: a.sides === false,
     env: io.env,
     onStep: view?.onStep,
     log: quiet ? undefined : (l) => io.err(l),

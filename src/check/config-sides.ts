@@ -1,0 +1,196 @@
+// The configuration symbols whose value changes what a patch's lines mean, as the kernel test robot's random
+// configurations find them by chance: the `#if` blocks around the changed lines, every block of a file whose
+// `#include` lines change, and the conditions around the declarations of what the lines use in the headers the file
+// includes (a member only `#ifdef CONFIG_PM` declares, a macro that drops its argument when CONFIG_OF is off). Read
+// from the text, before anything is built, so the builds of the other side can be planned with the rest.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Conditionals, declarationLines, identifiersIn, type Guard } from '../c-source/guards.js';
+import { maskC } from '../c-source/text.js';
+import { gitRaw, readAtCommit } from '../tools/git.js';
+
+/** A symbol whose other value changes what a patch's lines mean, with the line that shows why. */
+export interface SideSymbol {
+  symbol: string;
+  /** "drivers/bus/x.c:120 uses usage_count, declared only under #ifdef CONFIG_PM (include/linux/pm.h:656)" */
+  why: string;
+}
+
+/** Symbols that choose the machine's word size: their other side is a 32-bit build, not a flipped symbol. */
+const WORD_SIZE = new Set(['64BIT', 'X86_64', 'X86_32', 'PHYS_ADDR_T_64BIT', 'ARCH_DMA_ADDR_T_64BIT', 'GENERIC_ATOMIC64']);
+
+/** Symbols of the compiler and the build itself: no configuration a bot draws sets them otherwise. */
+const FIXED = /^(CC_|GCC_|CLANG_|AS_|LD_|RUSTC_|TOOLS_|ARCH_|HAVE_|CPU_|MODULES$|KASAN|KCSAN|KMSAN|UBSAN|GCOV|LTO|CFI)/;
+
+/** How deep a macro's body is followed to what it expands to (SIMPLE_DEV_PM_OPS → SET_SYSTEM_SLEEP_PM_OPS). */
+const MACRO_DEPTH = 2;
+
+/** How many headers of a file's #include closure are read at most. */
+const HEADERS_READ = 1500;
+
+export interface Sides {
+  /** The symbols to flip, each with its first reason, in the order found. */
+  symbols: SideSymbol[];
+  /** Why a 32-bit build is the other side too (a line under `#ifdef CONFIG_64BIT`), if it is. */
+  wordSize?: string;
+}
+
+/** Reads the tree's headers once per range (the worktree at the range's tip). */
+export class HeaderReader {
+  private readonly texts = new Map<string, { masked: string; conditionals: Conditionals } | null>();
+  constructor(
+    readonly source: string,
+    readonly srcarch: string,
+  ) {}
+
+  read(file: string): { masked: string; conditionals: Conditionals } | undefined {
+    let t = this.texts.get(file);
+    if (t === undefined) {
+      const full = path.join(this.source, file);
+      const text = fs.existsSync(full) && fs.statSync(full).isFile() ? fs.readFileSync(full, 'utf8') : undefined;
+      t = text === undefined ? null : { masked: maskC(text), conditionals: new Conditionals(text) };
+      this.texts.set(file, t);
+    }
+    return t ?? undefined;
+  }
+
+  /** Where `#include <name>` or `#include "name"` (from `from`) finds its file, if in the tree. */
+  resolve(name: string, quoted: boolean, from: string): string | undefined {
+    const places = [
+      ...(quoted ? [path.posix.join(path.posix.dirname(from), name)] : []),
+      `include/${name}`,
+      `arch/${this.srcarch}/include/${name}`,
+      `include/uapi/${name}`,
+      `arch/${this.srcarch}/include/uapi/${name}`,
+      // asm-generic stands in for the arch's generated wrappers.
+      ...(name.startsWith('asm/') ? [`include/asm-generic/${name.slice(4)}`] : []),
+    ];
+    return places.find((p) => this.read(p) !== undefined);
+  }
+
+  /** The headers a file includes, directly or through others, in the order found. */
+  closure(file: string, text: string): string[] {
+    const seen = new Set<string>();
+    const queue: [string, string][] = [[file, text]];
+    while (queue.length && seen.size < HEADERS_READ) {
+      const [from, body] = queue.shift()!;
+      for (const m of body.matchAll(/^\s*#\s*include\s*([<"])([^>"]+)[>"]/gm)) {
+        const found = this.resolve(m[2]!, m[1] === '"', from);
+        if (!found || seen.has(found)) continue;
+        seen.add(found);
+        queue.push([found, fs.readFileSync(path.join(this.source, found), 'utf8')]);
+      }
+    }
+    return [...seen];
+  }
+}
+
+/** The lines of a file a commit adds (1-based, in the new file), and the line after each place it only removes. */
+export async function changedLines(root: string, sha: string, file: string): Promise<{ lines: number[]; includes: boolean }> {
+  const diff = await gitRaw(root, ['diff', '-U0', '--no-color', `${sha}^`, sha, '--', file]).catch(() => '');
+  const lines: number[] = [];
+  let includes = false;
+  for (const m of diff.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+    const start = Number(m[1]);
+    const count = m[2] === undefined ? 1 : Number(m[2]);
+    if (count === 0) lines.push(start + 1);
+    for (let i = 0; i < count; i++) lines.push(start + i);
+  }
+  if (/^[+-]\s*#\s*include\b/m.test(diff)) includes = true;
+  return { lines, includes };
+}
+
+/**
+ * The sides of one file a commit changes (a .c file, or a header it changes): the guards of the changed lines, every
+ * guard of the file when its includes change, and the guards around what the changed lines use, in the file itself and
+ * in the headers it includes.
+ */
+export async function sidesOf(root: string, sha: string, file: string, headers: HeaderReader): Promise<Sides> {
+  const text = await readAtCommit(root, sha, file);
+  if (text === undefined) return { symbols: [] };
+  const { lines, includes } = await changedLines(root, sha, file);
+  const found = new Map<string, string>();
+  let wordSize: string | undefined;
+  const add = (symbols: string[], why: string) => {
+    for (const s of symbols) {
+      if (WORD_SIZE.has(s)) wordSize ??= why;
+      else if (!FIXED.test(s) && !found.has(s)) found.set(s, why);
+    }
+  };
+  const own = new Conditionals(text);
+  const masked = maskC(text).split('\n');
+  for (const l of lines) for (const g of own.at(l)) add(g.symbols, `${file}:${l} is under ${g.directive} (line ${g.line})`);
+  if (includes) {
+    for (let l = 1; l <= masked.length; l++) for (const g of own.at(l)) add(g.symbols, `${file} changes its #include lines; ${file}:${g.line} ${g.directive}`);
+  }
+  // What the changed lines use: declared only under a guard, or a macro that drops its argument on one side.
+  const used = new Map<string, number>();
+  for (const l of lines) for (const id of identifiersIn(masked[l - 1] ?? '')) if (!used.has(id)) used.set(id, l);
+  const sources = [{ file, masked: masked.join('\n'), conditionals: own }, ...headers.closure(file, text).flatMap((h) => {
+    const r = headers.read(h);
+    return r ? [{ file: h, ...r }] : [];
+  })];
+  let names = [...used.keys()];
+  const followed = new Set(names);
+  for (let depth = 0; depth <= MACRO_DEPTH && names.length; depth++) {
+    const next: string[] = [];
+    const decls = new Map<string, { file: string; line: number; guards: Guard[]; body: string }[]>();
+    for (const s of sources) {
+      const lineTexts = s.masked.split('\n');
+      for (const [name, at] of declarationLines(s.masked, names)) {
+        for (const l of at) {
+          const list = decls.get(name) ?? decls.set(name, []).get(name)!;
+          list.push({ file: s.file, line: l, guards: s.conditionals.at(l).filter((g) => g.symbols.length), body: macroBody(lineTexts, l) });
+        }
+      }
+    }
+    for (const [name, list] of decls) {
+      const where = used.get(name);
+      const line = where ? `${file}:${where} uses ${name}` : `${file} uses ${name} through a macro`;
+      const side = sideOfDeclarations(list);
+      if (side) add(side.symbols, `${line}, ${side.why}`);
+      // A macro's body: what it expands to may be what a side changes.
+      for (const d of list) for (const id of d.body ? identifiersIn(d.body) : []) if (!followed.has(id)) followed.add(id), next.push(id);
+    }
+    names = next;
+  }
+  return { symbols: [...found].map(([symbol, why]) => ({ symbol, why })), wordSize };
+}
+
+/**
+ * Whether a name's declarations make a side: all of them under guards, and either on one side only of each block
+ * ("declared only under #ifdef CONFIG_PM") or a macro one of whose definitions drops an argument (of_match_ptr is
+ * NULL without CONFIG_OF: the table it names goes unused).
+ */
+function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[]): { symbols: string[]; why: string } | undefined {
+  if (!list.length || list.some((d) => d.guards.length === 0)) return undefined;
+  const inner = list.map((d) => d.guards[d.guards.length - 1]!);
+  const first = list[0]!;
+  const at = `${first.file}:${first.line}`;
+  const symbols = [...new Set(inner.flatMap((g) => g.symbols))];
+  // A block with the name in two of its branches (`#ifdef CONFIG_OF` ... `#else` ...) declares it either way.
+  const branches = new Map<string, Set<number>>();
+  list.forEach((d, i) => (branches.get(`${d.file}:${inner[i]!.opened}`) ?? branches.set(`${d.file}:${inner[i]!.opened}`, new Set()).get(`${d.file}:${inner[i]!.opened}`)!).add(inner[i]!.line));
+  const oneSide = [...branches.values()].every((b) => b.size === 1);
+  if (oneSide) return { symbols, why: `declared only under ${inner[0]!.directive} (${at})` };
+  const dropping = list.find((d) => dropsArgument(d.body));
+  if (dropping) return { symbols, why: `a macro that drops its argument under ${dropping.guards[dropping.guards.length - 1]!.directive} (${dropping.file}:${dropping.line})` };
+  return undefined;
+}
+
+/** The text of a `#define` at a 1-based line, its continuation lines joined; '' for any other line. */
+function macroBody(lines: string[], line: number): string {
+  let text = lines[line - 1] ?? '';
+  if (!/^\s*#\s*define\b/.test(text)) return '';
+  for (let i = line; text.endsWith('\\') && i < lines.length; i++) text = `${text.slice(0, -1)} ${lines[i]}`;
+  return text.replace(/^\s*#\s*define\s+[A-Za-z0-9_]+/, '');
+}
+
+/** A function-like macro's body that names none of its parameters (`(_ptr) NULL`, `(suspend_fn, resume_fn)`). */
+function dropsArgument(body: string): boolean {
+  const m = /^\(([^)]*)\)(.*)$/.exec(body);
+  if (!m) return false;
+  const params = m[1]!.split(',').map((p) => p.trim()).filter((p) => /^[A-Za-z_]\w*$/.test(p));
+  return params.length > 0 && params.every((p) => !new RegExp(`(?<![A-Za-z0-9_])${p}(?![A-Za-z0-9_])`).test(m[2]!));
+}
+

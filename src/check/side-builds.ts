@@ -1,0 +1,130 @@
+// The builds the kernel test robot's random configurations and NIPA's allmodconfig make by chance, made on purpose
+// (issue 45): the touched objects once more with the symbols their lines depend on flipped (config-sides.ts), on a
+// 32-bit build where a line depends on the word size; and a COMPILE_TEST driver of x86 on a machine that is not its
+// platform. Only the objects that need it, in build folders kept like the others.
+import { buildWays, type ReadText } from '../build/kbuild.js';
+import type { KernelBuild } from '../build/builder.js';
+import type { KconfigIndex } from '../build/kconfig.js';
+import { HOST, I386, installedCross, targetFor, type Target } from '../build/targets.js';
+import type { KernelTree } from '../tree/tree.js';
+import type { Commit } from './commits.js';
+import { HeaderReader, sidesOf, type Sides } from './config-sides.js';
+
+/** The machines a COMPILE_TEST driver of x86 is built for, the first installed that is not its platform. */
+const REACH = ['riscv', 'arm64'];
+
+/** How many times a side is configured again without the flips that switched an object off. */
+const SIDE_ROUNDS = 3;
+
+/** A build of the other side, or of another machine: the objects it builds and why it exists. */
+export interface SideBuild {
+  build: KernelBuild;
+  objects: string[];
+  why: string[];
+}
+
+/** The sides of each object a range builds: a .c file's own, and a changed header's for the objects sampled for it. */
+export async function rangeSides(tree: KernelTree, source: string, commits: Commit[], plans: { objects: string[] }[]): Promise<Map<string, Sides>> {
+  const headers = new HeaderReader(source, 'x86');
+  const out = new Map<string, Sides>();
+  for (const [i, c] of commits.entries()) {
+    const objects = plans[i]!.objects.filter((o) => o.endsWith('.o'));
+    for (const { status, file } of c.files) {
+      if (status.startsWith('D') || !/\.[ch]$/.test(file)) continue;
+      const own = file.replace(/\.c$/, '.o');
+      const to = file.endsWith('.c') ? objects.filter((o) => o === own) : objects;
+      if (!to.length) continue;
+      const sides = await sidesOf(tree.root, c.sha, file, headers);
+      for (const o of to) {
+        const was = out.get(o) ?? { symbols: [] };
+        const known = new Set(was.symbols.map((s) => s.symbol));
+        out.set(o, { symbols: [...was.symbols, ...sides.symbols.filter((s) => !known.has(s.symbol))], wordSize: was.wordSize ?? sides.wordSize });
+      }
+    }
+  }
+  return out;
+}
+
+export interface SideContext {
+  host: KernelBuild;
+  /** The objects the host's build makes. */
+  objects: string[];
+  sides: Map<string, Sides>;
+  index: KconfigIndex;
+  read: ReadText;
+  env?: NodeJS.ProcessEnv;
+  /** Whether an object is built for a machine already (check --arches). */
+  has: (object: string, arch: string) => boolean;
+  /** A build for `target`, with the symbols of `side` flipped. */
+  make: (target: Target, side?: { on: string[]; off: string[] }) => KernelBuild;
+  /** Configure a build for objects: those it builds, and those left off with why. */
+  configure: (b: KernelBuild, list: string[], known: string[]) => Promise<{ on: string[]; left: Map<string, string> }>;
+}
+
+/**
+ * The build of the other side: every symbol the objects' lines depend on set the other way from the host's .config
+ * (on → off, off → on), on i386 where a line depends on the word size (x86-64 for the objects i386 cannot build). A
+ * flip that switches an object off (the driver depends on CONFIG_OF) is given up for the others; one Kconfig does
+ * not allow (a symbol selected by one the objects need) is named with why.
+ */
+export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[]; refused: string[] }> {
+  const objects = ctx.objects.filter((o) => ctx.sides.get(o)?.symbols.length || ctx.sides.get(o)?.wordSize);
+  if (!objects.length) return { builds: [], refused: [] };
+  const set = await ctx.host.setNow();
+  const reasons = new Map<string, string>();
+  for (const o of objects) for (const s of ctx.sides.get(o)!.symbols) if (!reasons.has(s.symbol)) reasons.set(s.symbol, s.why);
+  const wordSize = objects.map((o) => ctx.sides.get(o)!.wordSize).find(Boolean);
+  const refused: string[] = [];
+  const builds: SideBuild[] = [];
+  let wanted = objects;
+  for (const target of wordSize ? [I386, HOST] : [HOST]) {
+    if (!wanted.length) break;
+    let flips = [...reasons.keys()];
+    let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
+    for (let round = 0; round < SIDE_ROUNDS && (flips.length || target !== HOST); round++) {
+      const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
+      const build = ctx.make(target, side);
+      const { on, left } = await ctx.configure(build, wanted, target === HOST ? ctx.host.switchedOn : []);
+      // A flip an object's reason names (it needs CONFIG_OF) goes; the rest are tried again.
+      const blocking = flips.filter((f) => [...left.values()].some((why) => new RegExp(`\\b(CONFIG_)?${f}\\b`).test(why)));
+      const now = await build.setNow();
+      const stuck = flips.filter((f) => now.has(f) !== !set.has(f));
+      for (const f of blocking) refused.push(`CONFIG_${f}=${set.has(f) ? 'n' : 'y'}: not built so, the objects need it (${[...left.values()][0]})`);
+      for (const f of stuck.filter((x) => !blocking.includes(x))) refused.push(`CONFIG_${f}=${set.has(f) ? 'n' : 'y'}: Kconfig keeps it ${set.has(f) ? 'set' : 'unset'} with what the objects need`);
+      done = { build, on, left };
+      if (!blocking.length && !stuck.length) break;
+      flips = flips.filter((f) => !blocking.includes(f) && !stuck.includes(f));
+      done = undefined;
+    }
+    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 ? [`a 32-bit build: ${wordSize}`] : []) });
+    wanted = done ? [...done.left.keys()] : wanted;
+  }
+  return { builds, refused: [...new Set(refused)] };
+}
+
+/**
+ * The objects of COMPILE_TEST drivers whose platform is x86 (`depends on X86 || COMPILE_TEST`), built on the first
+ * machine here that is not their platform, as 0-day's and NIPA's allmodconfig builds of other machines build them.
+ * A driver of another platform needs none: its x86-64 build is already one off its platform.
+ */
+export async function reachBuilds(ctx: SideContext): Promise<SideBuild[]> {
+  const byTarget = new Map<string, { target: Target; objects: string[] }>();
+  for (const o of ctx.objects) {
+    const ways = await buildWays(o.replace(/\.o$/, '.c'), ctx.read);
+    if (!ways?.length || !ways.some((w) => w.some((s) => ctx.index.compileTestable(s)))) continue;
+    const arches = ctx.index.archesOfWays(ways);
+    if (arches === 'any' || !arches.includes('x86')) continue;
+    const machine = REACH.find((a) => installedCross(ctx.env).includes(a) && !arches.includes(a));
+    const target = machine && targetFor(machine, ctx.env);
+    if (!target || 'missing' in target || ctx.has(o, target.arch)) continue;
+    const entry = byTarget.get(target.arch) ?? byTarget.set(target.arch, { target, objects: [] }).get(target.arch)!;
+    entry.objects.push(o);
+  }
+  const out: SideBuild[] = [];
+  for (const { target, objects } of byTarget.values()) {
+    const build = ctx.make(target);
+    const { on } = await ctx.configure(build, objects, []);
+    if (on.length) out.push({ build, objects: on, why: on.map((o) => `${o}: a COMPILE_TEST driver of x86, built on ${target.arch} as allmodconfig builds it`) });
+  }
+  return out;
+}

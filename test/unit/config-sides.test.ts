@@ -1,0 +1,85 @@
+// The guards of what a patch uses (issue 45): the #if blocks at a line, the declarations of a name, and the symbols a
+// changed line depends on, on a small tree of our own (the real tree's run is test/kernel/config-sides.test.ts).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { Conditionals, configSymbolsIn, declarationLines } from '../../src/c-source/guards.js';
+import { maskC } from '../../src/c-source/text.js';
+import { HeaderReader, sidesOf } from '../../src/check/config-sides.js';
+
+const HEADER = `#ifndef _DEMO_PM_H
+#define _DEMO_PM_H
+struct demo_pm_info {
+\tunsigned int can_wakeup:1;
+#ifdef CONFIG_PM
+\tatomic_t usage_count;
+\tint (*idle)(struct device *dev);
+#endif
+};
+#if IS_ENABLED(CONFIG_OF) && \\
+    defined(CONFIG_OF_ADDRESS)
+#define demo_match_ptr(_ptr)\t(_ptr)
+extern int demo_of_only(int x);
+#else
+#define demo_match_ptr(_ptr)\tNULL
+#endif
+#ifdef CONFIG_PM_SLEEP
+#define DEMO_SLEEP_OPS(suspend_fn, resume_fn) .suspend = suspend_fn, .resume = resume_fn,
+#else
+#define DEMO_SLEEP_OPS(suspend_fn, resume_fn)
+#endif
+#define DEMO_PM_OPS(name, s, r) const struct demo_ops name = { DEMO_SLEEP_OPS(s, r) }
+static inline int demo_always(int a) { return a; }
+#ifdef CONFIG_64BIT
+#define DEMO_WORD 8
+#endif
+#endif
+`;
+
+test('the #if blocks open at each line: nesting, #elif and #else, continued directives, and the symbols each tests', () => {
+  const c = new Conditionals(HEADER);
+  expect(c.at(4).map((g) => g.directive)).toEqual(['#ifndef _DEMO_PM_H']);
+  expect(c.at(6).map((g) => g.symbols)).toEqual([[], ['PM']]);
+  expect(c.at(12).at(-1)).toMatchObject({ line: 10, opened: 10, symbols: ['OF', 'OF_ADDRESS'] });
+  expect(c.at(15).at(-1)).toMatchObject({ line: 14, opened: 10, directive: '#else of #if IS_ENABLED(CONFIG_OF) &&      defined(CONFIG_OF_ADDRESS)' });
+  expect(c.at(23).map((g) => g.symbols.length)).toEqual([0]);
+  expect(configSymbolsIn('defined(CONFIG_FOO_MODULE) || IS_REACHABLE(CONFIG_BAR)')).toEqual(['FOO', 'BAR']);
+});
+
+test('a declaration is a macro, a member, a prototype, an inline function or a tag; a use is none', () => {
+  const text = `${HEADER}\nstatic inline void user(struct demo_pm_info *p) { return demo_always(atomic_read(&p->usage_count)); }\n`;
+  const found = declarationLines(maskC(text), ['usage_count', 'demo_match_ptr', 'demo_of_only', 'demo_always', 'idle', 'demo_pm_info', 'can_wakeup']);
+  expect(Object.fromEntries(found)).toEqual({ usage_count: [6], demo_match_ptr: [12, 15], demo_of_only: [13], demo_always: [23], idle: [7], demo_pm_info: [3], can_wakeup: [4] });
+});
+
+test('the sides of a change: its own #if, members and functions declared on one side only, macros that drop an argument (followed through another macro), the word size', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-sides-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'K', GIT_AUTHOR_EMAIL: 'k@k.dev', GIT_COMMITTER_NAME: 'K', GIT_COMMITTER_EMAIL: 'k@k.dev' } });
+  const write = (f: string, t: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+    fs.writeFileSync(path.join(root, f), t);
+  };
+  write('include/linux/demo_pm.h', HEADER);
+  const driver = (body: string) => `#include <linux/demo_pm.h>\n#include "local.h"\n\nstatic int probe(struct demo_pm_info *info)\n{\n${body}\treturn 0;\n}\n#ifdef CONFIG_DEMO_DEBUG\nstatic void dump(void) {}\n#endif\n`;
+  write('drivers/demo/local.h', '#define LOCAL 1\n');
+  write('drivers/demo/demo.c', driver(''));
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'base');
+  write('drivers/demo/demo.c', driver('\tpr_info("%d", atomic_read(&info->usage_count));\n\tinfo->can_wakeup = demo_always(DEMO_WORD);\n\tconst void *m = demo_match_ptr(table);\n\tDEMO_PM_OPS(ops, a, b);\n'));
+  git('commit', '-qam', 'use');
+  const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
+  expect(sides.symbols.map((s) => s.symbol)).toEqual(['PM', 'OF', 'OF_ADDRESS', 'PM_SLEEP']);
+  expect(sides.symbols[0]!.why).toBe('drivers/demo/demo.c:6 uses usage_count, declared only under #ifdef CONFIG_PM (include/linux/demo_pm.h:6)');
+  expect(sides.symbols[3]!.why).toMatch(/uses DEMO_SLEEP_OPS through a macro, a macro that drops its argument under #else of #ifdef CONFIG_PM_SLEEP \(include\/linux\/demo_pm.h:20\)/);
+  expect(sides.wordSize).toMatch(/DEMO_WORD, declared only under #ifdef CONFIG_64BIT/);
+  // A change of the #include lines: every block of the file is a side.
+  write('drivers/demo/demo.c', driver('').replace('#include "local.h"\n', ''));
+  git('commit', '-qam', 'drop an include');
+  const dropped = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
+  expect(dropped.symbols.map((s) => s.symbol)).toEqual(['DEMO_DEBUG']);
+  expect(dropped.symbols[0]!.why).toBe('drivers/demo/demo.c changes its #include lines; drivers/demo/demo.c:7 #ifdef CONFIG_DEMO_DEBUG');
+  fs.rmSync(root, { recursive: true, force: true });
+});
