@@ -3,6 +3,7 @@ import { provisionTree } from '../tree/provision.js';
 import { benchCheck10 } from './check-10.js';
 import { benchCheckMatrix } from './check-matrix.js';
 import { benchCocci } from './cocci.js';
+import { benchConfigSides } from './config-sides.js';
 import { benchEmit30 } from './emit-30.js';
 import { benchInboxIndex } from './inbox-index.js';
 import { benchWatchCycle } from './watch-cycle.js';
@@ -13,7 +14,7 @@ import { benchStartCold } from './start-cold.js';
 import { formatResult } from './measure.js';
 
 /** Every case by name; `npm run bench -- start-cold measure` runs those alone. */
-const CASES = { 'emit-30': benchEmit30, 'check-10': benchCheck10, 'check-matrix': benchCheckMatrix, cocci: benchCocci, scan: benchScan, 'kprobe-analyze': benchKprobeAnalyze, measure: benchMeasure, 'start-cold': benchStartCold, 'inbox-index': benchInboxIndex, 'watch-cycle': benchWatchCycle };
+const CASES = { 'emit-30': benchEmit30, 'check-10': benchCheck10, 'check-matrix': benchCheckMatrix, cocci: benchCocci, scan: benchScan, 'kprobe-analyze': benchKprobeAnalyze, measure: benchMeasure, 'start-cold': benchStartCold, 'inbox-index': benchInboxIndex, 'watch-cycle': benchWatchCycle, 'config-sides': benchConfigSides };
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(a in CASES));
 if (unknown.length) {

@@ -361,6 +361,25 @@ export class KernelBuild {
     return { off: werror, ...(off.length > flipped.length ? { switchedOff: off.length - flipped.length } : {}) };
   }
 
+  /**
+   * The commands that make this build's .config and objects again from a clean tree, as the robot's "reproduce:"
+   * lines: the config target, each symbol switched with scripts/config, olddefconfig, the objects with W=1.
+   */
+  async reproduce(objects: string[]): Promise<string[]> {
+    const config = await this.setNow();
+    const base = setSymbols(await this.plainConfig());
+    const on = [...config].filter((x) => !base.has(x)).sort();
+    const off = [...base].filter((x) => !config.has(x)).sort();
+    const make = ['make', ...(isHost(this.target) || this.target.llvm ? [] : [`ARCH=${this.target.arch}`]), ...(this.target.prefix ? [`CROSS_COMPILE=${this.target.prefix}`] : []), ...(this.target.llvm ? ['LLVM=1'] : [])].join(' ');
+    const targets = this.configTargets() ?? [`cp ${path.basename(this.opts.config)} .config`];
+    return [
+      ...targets.map((t) => (t.startsWith('cp ') ? t : `${make} ${t}`)),
+      `scripts/config${[...off.map((x) => ` -d ${x}`), ...on.map((x) => ` -e ${x}`)].join('')}`,
+      `${make} olddefconfig`,
+      `${make} W=1 ${objects.join(' ')}`,
+    ];
+  }
+
   /** The make targets of the named config for this target (powerpc's defconfig is its own); none for a file. */
   private configTargets(): string[] | undefined {
     return CONFIG_TARGETS[this.opts.config]?.map((t) => configTarget(t, this.target));

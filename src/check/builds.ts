@@ -69,7 +69,7 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const reasonFor = (o: string) => placed.get(o)?.reason;
     const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
     const config = await build.configAsBuilt();
-    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler, ...(why.get(b) ? { why: why.get(b), reproduce: reproduceLine(b, [...placed].filter(([, p]) => p.also.includes(b)).map(([o]) => o)) } : {}) })));
+    const others = await Promise.all(builds.filter((b) => b !== build).map(async (b) => ({ config: await b.configAsBuilt(), compiler: b.compiler, ...(why.get(b) ? { why: why.get(b), reproduce: await b.reproduce([...placed].filter(([, p]) => p.also.includes(b)).map(([o]) => o)) } : {}) })));
     // What decides the builds and proofs: the trees, what each patch builds, the .configs, the compilers and kseries'
     // code. A range whose patches all built is kept, so check after generate (the same trees) builds nothing.
     const treeOf = async (rev: string) => (await gitRaw(tree.root, ['rev-parse', `${rev}^{tree}`])).trim();
@@ -285,12 +285,6 @@ export function otherBuilds(opts: Pick<BuildOptions, 'compilers' | 'arches' | 'e
     else targets.push(target);
   }
   return { targets, missing };
-}
-
-/** The make line that builds `objects` as a side build did, its .config kept in its folder, as the robot's "reproduce:" lines. */
-function reproduceLine(b: KernelBuild, objects: string[]): string {
-  const { arch, prefix, llvm } = b.target;
-  return ['make', `O=${b.buildDir}`, ...(isHost(b.target) ? [] : [`ARCH=${arch}`]), ...(prefix ? [`CROSS_COMPILE=${prefix}`] : []), ...(llvm ? ['LLVM=1'] : []), 'W=1', ...objects].join(' ');
 }
 
 /** The config a build for `target` starts from: another architecture's is its own defconfig (a .config file is the host's); clang builds the host's. */

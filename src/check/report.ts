@@ -50,8 +50,8 @@ export interface OtherBuild {
    * ("CONFIG_PM=n: drivers/bus/x.c:120 uses usage_count, declared only under #ifdef CONFIG_PM (include/linux/pm.h:698)").
    */
   why?: string[];
-  /** The make line that builds its objects again, in the folder its .config is kept in. */
-  reproduce?: string;
+  /** The commands that make its .config and objects again in a clean tree (KernelBuild.reproduce). */
+  reproduce?: string[];
 }
 
 /** The report of a range; each series check that ran adds its field (`kunit`, `boot`: SeriesResults). */
@@ -94,11 +94,24 @@ export function formatReport(r: CheckReport): string {
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
   for (const w of r.identity ?? []) out.push(`warning: ${w}`);
   if (r.configAsBuilt) out.push('', `built with ${configLine(r.configAsBuilt)}${keptNote(r.buildsKeptFrom)}`);
-  for (const o of r.otherBuilds ?? []) out.push(`and with ${configLine(o.config)}, ${o.compiler}`, ...(o.why ?? []).map((w) => `  because ${w}`), ...(o.reproduce ? [`  reproduce: ${o.reproduce}`] : []));
+  for (const o of r.otherBuilds ?? []) out.push(`and with ${configLine(o.config)}, ${o.compiler}`, ...sideDetails(o));
   for (const m of r.buildsNotRun ?? []) out.push(`not built with ${m}`);
   for (const { check, result } of seriesResultsOf(r)) out.push('', ...check.format(result as never));
   out.push('', `${r.failed ? 'FAILED' : r.verdict === 'clean' ? 'clean' : 'passed with findings'}: ${r.patches.length} patch${r.patches.length === 1 ? '' : 'es'} on ${r.series.base.slice(0, 12)}, ${r.config}, ${r.compiler}, W=1`);
   return out.join('\n');
+}
+
+/**
+ * A build of the other side or of another machine as the robot words its reports: the configuration and compiler,
+ * why it was built, and how to make it again.
+ */
+export function sideLines(o: OtherBuild): string[] {
+  return [`config: ${configLine(o.config)}`, `compiler: ${o.compiler}`, ...sideDetails(o)];
+}
+
+/** Why a build of the other side exists and how to make it again, indented under its configuration. */
+function sideDetails(o: OtherBuild): string[] {
+  return [...(o.why ?? []).map((w) => `  because ${w}`), ...(o.reproduce ?? []).map((l, i) => `  ${i ? '          ' : 'reproduce:'} ${l}`)];
 }
 
 /** A cell of the text tables, padded to its column (check and review alike). */

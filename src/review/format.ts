@@ -1,6 +1,6 @@
 // The review as text for the terminal: the series, a table per patch, then what each finding is. Pure.
 import { patchChecks, seriesResultsOf } from '../check/plugins.js';
-import { pad, patchDetails } from '../check/report.js';
+import { pad, patchDetails, sideLines } from '../check/report.js';
 import { isFinding } from '../check/rules.js';
 import { reviewFindings, type ReviewReport } from './review.js';
 
@@ -37,6 +37,7 @@ export function formatReview(r: ReviewReport): string {
     out.push('', head, ...b.lines);
   }
   for (const x of r.problems) out.push(`series ${x.severity}: ${x.kind}: ${x.message}`);
+  for (const o of (r.otherBuilds ?? []).filter((b) => b.why)) out.push('', ...sideLines(o));
   for (const { check, result } of seriesResultsOf(r)) out.push('', ...check.format(result as never));
   const flagged = r.patches.filter(reviewFindings).length;
   const problems = r.problems.filter(isFinding).length;

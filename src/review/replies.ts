@@ -1,6 +1,7 @@
 // The review mails: one reply per patch with findings, quoting only the hunks concerned, and a one-line summary reply
 // to the cover letter. What maintainers ask of review bots: to the author only unless --reply-all, no mail for a
 // clean patch, never a Reviewed-by/Acked-by/Tested-by on the tool's behalf. Pure.
+import { sideLines } from '../check/report.js';
 import { parsePatch, type StructuredPatch } from 'diff';
 import type { Address, Message } from '../mail/mailbox.js';
 import { attribution, quote, writeReply } from '../mail/reply.js';
@@ -113,6 +114,9 @@ function patchReplyBody(p: ReviewPatch, r: ReviewReport, mail: Message): string 
       });
     }
   }
+  // A finding of a build of the other side: the configuration, the compiler and how to make it, as the robot says them.
+  const shown = [...p.build.errors, ...p.build.newWarnings].join('\n');
+  for (const o of (r.otherBuilds ?? []).filter((b) => b.why && shown.includes(`[${b.config.base}, ${b.compiler}]`))) out.push(...sideLines(o), '');
   out.push(SIGNATURE);
   return out.join('\n');
 }

@@ -5,7 +5,7 @@ import { prerequisiteTip, type Prerequisites } from './prerequisites.js';
 import type { BuildOptions } from '../build/builder.js';
 import { checkRange, type CheckOptions } from '../check/check.js';
 import { patchHasFindings, seriesResultsOf, type SeriesResults } from '../check/plugins.js';
-import type { BuildReport, PatchReport } from '../check/report.js';
+import type { BuildReport, OtherBuild, PatchReport } from '../check/report.js';
 import { isFinding, type Problem } from '../check/rules.js';
 import { MailboxError, UsageError } from '../errors.js';
 import { readMailbox, type Message } from '../mail/mailbox.js';
@@ -71,6 +71,8 @@ export interface ReviewReport extends SeriesResults {
   };
   config: string;
   compiler: string;
+  /** The builds besides x86-64 gcc (clang, other machines, the other side of a patch's CONFIG_ symbols), as check reports them. */
+  otherBuilds?: OtherBuild[];
   /** How builds ran: "bwrap (read-only source, no network)", "unsandboxed (--trust)", or "none (--no-build)". */
   sandbox: string;
   patches: ReviewPatch[];
@@ -153,6 +155,7 @@ export async function reviewSeries(opts: ReviewOptions): Promise<Reviewed> {
     series: { subject: intake.subject, version: intake.version, patches: intake.patches.length, announced: intake.total, revisions: intake.revisions, base, baseFrom, rfc: intake.rfc, resend: intake.resend, prefixes: intake.prefixes, cover: !!intake.cover, replies: intake.replies, branch },
     config: opts.config,
     compiler: opts.build ? checked.compiler : 'none',
+    ...(checked.otherBuilds?.length ? { otherBuilds: checked.otherBuilds } : {}),
     sandbox,
     patches,
     problems,
