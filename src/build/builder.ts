@@ -368,7 +368,9 @@ export class KernelBuild {
   async reproduce(objects: string[]): Promise<string[]> {
     const config = await this.setNow();
     const base = setSymbols(await this.plainConfig());
-    const on = [...config].filter((x) => !base.has(x)).sort();
+    // What olddefconfig switches on with the symbols asked for, it switches on again: those alone are named.
+    const asked = new Set([...this.requested(), ...(this.opts.side?.on ?? [])]);
+    const on = [...config].filter((x) => !base.has(x) && asked.has(x)).sort();
     const off = [...base].filter((x) => !config.has(x)).sort();
     const make = ['make', ...(isHost(this.target) || this.target.llvm ? [] : [`ARCH=${this.target.arch}`]), ...(this.target.prefix ? [`CROSS_COMPILE=${this.target.prefix}`] : []), ...(this.target.llvm ? ['LLVM=1'] : [])].join(' ');
     const targets = this.configTargets() ?? [`cp ${path.basename(this.opts.config)} .config`];

@@ -2,7 +2,7 @@
 // (issue 45): the touched objects once more with the symbols their lines depend on flipped (config-sides.ts), on a
 // 32-bit build where a line depends on the word size; and a COMPILE_TEST driver of x86 on a machine that is not its
 // platform. Only the objects that need it, in build folders kept like the others.
-import { buildWays, type ReadText } from '../build/kbuild.js';
+import { buildWays, configSymbolsFor, type ReadText } from '../build/kbuild.js';
 import type { KernelBuild } from '../build/builder.js';
 import type { KconfigIndex } from '../build/kconfig.js';
 import { HOST, I386, installedCross, targetFor, type Target } from '../build/targets.js';
@@ -76,7 +76,18 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   const wordSize = objects.map((o) => ctx.sides.get(o)!.wordSize).find(Boolean);
   const refused: string[] = [];
   const builds: SideBuild[] = [];
-  let wanted = objects;
+  // A flip an object's own Makefile line needs (watchdog_pretimeout.o and CONFIG_WATCHDOG_PRETIMEOUT_GOV) leaves that
+  // object out of the side; a flip every object it concerns needs is given up.
+  const needs = new Map<string, string[]>();
+  for (const o of objects) needs.set(o, (await configSymbolsFor(o.replace(/\.o$/, '.c'), ctx.read, set)) ?? []);
+  for (const f of [...reasons.keys()]) {
+    const concerned = objects.filter((o) => ctx.sides.get(o)!.symbols.some((x) => x.symbol === f));
+    if (concerned.every((o) => needs.get(o)!.includes(f))) {
+      reasons.delete(f);
+      refused.push(`CONFIG_${f}=${set.has(f) ? 'n' : 'y'}: ${concerned.join(', ')} ${concerned.length === 1 ? 'is' : 'are'} built only with it`);
+    }
+  }
+  let wanted = objects.filter((o) => ![...reasons.keys()].some((f) => needs.get(o)!.includes(f)));
   for (const target of wordSize ? [I386, HOST] : [HOST]) {
     if (!wanted.length) break;
     let flips = [...reasons.keys()];
@@ -84,7 +95,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
     for (let round = 0; round < SIDE_ROUNDS && (flips.length || target !== HOST); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
       const build = ctx.make(target, side);
-      const { on, left } = await ctx.configure(build, wanted, target === HOST ? ctx.host.switchedOn : []);
+      const { on, left } = await ctx.configure(build, wanted, target === HOST ? ctx.host.switchedOn.filter((x) => !flips.includes(x)) : []);
       // A flip an object's reason names (it needs CONFIG_OF) goes; the rest are tried again.
       const blocking = flips.filter((f) => [...left.values()].some((why) => new RegExp(`\\b(CONFIG_)?${f}\\b`).test(why)));
       const now = await build.setNow();
