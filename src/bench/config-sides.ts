@@ -52,11 +52,19 @@ export function readLabels(): Labels {
   return JSON.parse(fs.readFileSync(LABELS, 'utf8')) as Labels;
 }
 
-/** The shared archives, indexed once. */
-export async function labelArchives(): Promise<{ epochs: InboxEpoch[]; byId: Map<string, IndexedMail> }> {
-  const dirs = fs.readdirSync(INBOXES).filter((d) => d.endsWith('.git')).map((d) => path.join(INBOXES, d));
+/**
+ * The archives the labels come from, indexed once: the shared ones, and those KSERIES_ARCHIVES names (folders,
+ * colon-separated: clones of other lists' archives, where this machine has them).
+ */
+export async function labelArchives(env: NodeJS.ProcessEnv = process.env): Promise<{ epochs: InboxEpoch[]; byId: Map<string, IndexedMail>; dirs: string[] }> {
+  const dirs = [...fs.readdirSync(INBOXES).filter((d) => d.endsWith('.git')).map((d) => path.join(INBOXES, d)), ...(env.KSERIES_ARCHIVES ?? '').split(':').filter(Boolean)];
   const { epochs, mails } = await indexInboxes(dirs);
-  return { epochs, byId: new Map(mails.filter((m) => m.messageId).map((m) => [m.messageId!, m])) };
+  return { epochs, byId: new Map(mails.filter((m) => m.messageId).map((m) => [m.messageId!, m])), dirs };
+}
+
+/** Whether the archives here hold a label's mails. */
+export function held(archives: Awaited<ReturnType<typeof labelArchives>>, ids: string[]): boolean {
+  return ids.every((id) => archives.byId.has(id));
 }
 
 /** A labelled patch reviewed on the tree's HEAD, after its series' earlier patches: the review and its last patch's findings. */
@@ -80,7 +88,8 @@ export function atLabel(findings: string[], label: Pick<RobotLabel, 'file' | 'li
 export async function benchConfigSides(tree: KernelTree): Promise<BenchResult[]> {
   const labels = readLabels();
   const archives = await labelArchives();
-  const all = [...labels.robot.map((l) => [...l.series, l.patch]), ...labels.controls.map((c) => [c.patch])];
+  // The set the rate is of: the robot's configuration-dependent findings whose archives are here (a patch once).
+  const all = [...new Map(labels.robot.filter((l) => l.kind === 'config' || l.kind === 'arch').map((l) => [l.patch, [...l.series, l.patch]])).values()].filter((ids) => held(archives, ids));
   const each = async (sides: boolean) => {
     for (const ids of all) await reviewLabelled(tree, archives, ids, { sides, fresh: true });
   };
@@ -91,7 +100,7 @@ export async function benchConfigSides(tree: KernelTree): Promise<BenchResult[]>
   const without = await timed(() => each(false));
   return [
     {
-      name: `review of the labelled set (${labels.robot.length} patches the robot answered, ${labels.controls.length} controls) with the builds of the other side and of another machine, warm`,
+      name: `review of the labelled set's patches with a configuration-dependent finding held here (${all.length}) with the builds of the other side and of another machine, warm`,
       ours: ours.seconds,
       peerName: 'the same reviews without them (--no-sides)',
       peer: without.seconds,

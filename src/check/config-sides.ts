@@ -147,7 +147,7 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
     for (const [name, list] of decls) {
       const where = used.get(name);
       const line = where ? `${file}:${where} uses ${name}` : `${file} uses ${name} through a macro`;
-      const side = sideOfDeclarations(list);
+      const side = sideOfDeclarations(list, depth === 0);
       if (side) add(side.symbols, `${line}, ${side.why}`);
       // A macro's body: what it expands to may be what a side changes.
       for (const d of list) for (const id of d.body ? identifiersIn(d.body) : []) if (!followed.has(id)) followed.add(id), next.push(id);
@@ -159,10 +159,11 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
 
 /**
  * Whether a name's declarations make a side: all of them under guards, and either on one side only of each block
- * ("declared only under #ifdef CONFIG_PM") or a macro one of whose definitions drops an argument (of_match_ptr is
- * NULL without CONFIG_OF: the table it names goes unused).
+ * ("declared only under #ifdef CONFIG_PM"), or a macro one of whose definitions drops an argument (of_match_ptr is
+ * NULL without CONFIG_OF: the table it names goes unused), or (`direct`: the changed lines use it, not a macro
+ * they use) defined differently on each side.
  */
-function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[]): { symbols: string[]; why: string } | undefined {
+function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[], direct: boolean): { symbols: string[]; why: string } | undefined {
   if (!list.length || list.some((d) => d.guards.length === 0)) return undefined;
   const inner = list.map((d) => d.guards[d.guards.length - 1]!);
   const first = list[0]!;
@@ -175,6 +176,9 @@ function sideOfDeclarations(list: { file: string; line: number; guards: Guard[];
   if (oneSide) return { symbols, why: `declared only under ${inner[0]!.directive} (${at})` };
   const dropping = list.find((d) => dropsArgument(d.body));
   if (dropping) return { symbols, why: `a macro that drops its argument under ${dropping.guards[dropping.guards.length - 1]!.directive} (${dropping.file}:${dropping.line})` };
+  // A name the changed lines use themselves, defined one way on each side (dev_dbg() with and without
+  // CONFIG_DYNAMIC_DEBUG: clang's flow analysis sees a use only in one of them).
+  if (direct) return { symbols, why: `defined one way under ${inner[0]!.directive} and another way otherwise (${at})` };
   return undefined;
 }
 
