@@ -253,6 +253,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     index: await kconfigIndexAt(tree, opts.tip),
     read,
     env: opts.env,
+    sideTarget: others.targets.some((t) => t.llvm) ? CLANG : HOST,
     has: (o, arch) => placed.get(o)!.also.some((b) => b.target.arch === arch && !b.target.llvm),
     make: (target, side) => new KernelBuild(tree, source, { ...opts, config: configOn(target, opts.config), target, sparse: false, ...(side ? { side } : {}) }),
     configure: configureFor,

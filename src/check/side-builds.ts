@@ -5,7 +5,7 @@
 import { buildWays, configSymbolsFor, type ReadText } from '../build/kbuild.js';
 import type { KernelBuild } from '../build/builder.js';
 import type { KconfigIndex } from '../build/kconfig.js';
-import { HOST, I386, installedCross, targetFor, type Target } from '../build/targets.js';
+import { I386, installedCross, targetFor, type Target } from '../build/targets.js';
 import type { KernelTree } from '../tree/tree.js';
 import type { Commit } from './commits.js';
 import { HeaderReader, sidesOf, type Sides } from './config-sides.js';
@@ -53,6 +53,9 @@ export interface SideContext {
   index: KconfigIndex;
   read: ReadText;
   env?: NodeJS.ProcessEnv;
+  /** The x86-64 build of the other side: clang where the range is built with clang too (its flow analysis warns of a
+   * variable used uninitialized on one side only: nct6686's `wdt` with CONFIG_DYNAMIC_DEBUG), else the host's gcc. */
+  sideTarget: Target;
   /** Whether an object is built for a machine already (check --arches). */
   has: (object: string, arch: string) => boolean;
   /** A build for `target`, with the symbols of `side` flipped. */
@@ -63,7 +66,8 @@ export interface SideContext {
 
 /**
  * The build of the other side: every symbol the objects' lines depend on set the other way from the host's .config
- * (on → off, off → on), on i386 where a line depends on the word size (x86-64 for the objects i386 cannot build). A
+ * (on → off, off → on), with clang where the range is built with it, on i386 where a line depends on the word size
+ * (x86-64 for the objects i386 cannot build). A
  * flip that switches an object off (the driver depends on CONFIG_OF) is given up for the others; one Kconfig does
  * not allow (a symbol selected by one the objects need) is named with why.
  */
@@ -88,14 +92,14 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
     }
   }
   let wanted = objects.filter((o) => ![...reasons.keys()].some((f) => needs.get(o)!.includes(f)));
-  for (const target of wordSize ? [I386, HOST] : [HOST]) {
+  for (const target of wordSize ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
     if (!wanted.length) break;
     let flips = [...reasons.keys()];
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
-    for (let round = 0; round < SIDE_ROUNDS && (flips.length || target !== HOST); round++) {
+    for (let round = 0; round < SIDE_ROUNDS && (flips.length || target === I386); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
       const build = ctx.make(target, side);
-      const { on, left } = await ctx.configure(build, wanted, target === HOST ? ctx.host.switchedOn.filter((x) => !flips.includes(x)) : []);
+      const { on, left } = await ctx.configure(build, wanted, target === I386 ? [] : ctx.host.switchedOn.filter((x) => !flips.includes(x)));
       // A flip an object's reason names (it needs CONFIG_OF) goes; the rest are tried again.
       const blocking = flips.filter((f) => [...left.values()].some((why) => new RegExp(`\\b(CONFIG_)?${f}\\b`).test(why)));
       const now = await build.setNow();

@@ -30,6 +30,30 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 /**
+ * The commits `git am` of `mails` (raw messages) makes on `base`, one after the other, in a worktree of its own that
+ * checks out only the folders they touch, removed after; the commits stay in the repository. The tip's id.
+ */
+export function amChain(root: string, base: string, mails: string[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-am-'));
+  const files = mails.map((m, i) => {
+    const f = path.join(os.tmpdir(), `kseries-am-${process.pid}-${i}.eml`);
+    fs.writeFileSync(f, m);
+    return f;
+  });
+  const folders = new Set(mails.flatMap((m) => [...m.matchAll(/^diff --git a\/(\S+) b\//gm)].map((x) => path.posix.dirname(x[1]!))));
+  try {
+    git(root, 'worktree', 'add', '-q', '--no-checkout', '--detach', dir, base);
+    git(dir, 'sparse-checkout', 'set', ...folders);
+    git(dir, 'checkout', '-q', '--detach', base);
+    execFileSync('git', ['-c', 'user.name=K Tester', '-c', 'user.email=k@tester.dev', 'am', '-q', ...files], { cwd: dir, encoding: 'utf8' });
+    return git(dir, 'rev-parse', 'HEAD').trim();
+  } finally {
+    git(root, 'worktree', 'remove', '--force', dir);
+    for (const f of files) fs.rmSync(f, { force: true });
+  }
+}
+
+/**
  * The tree `git am` of `patches` (mail files) makes on `base`, in a worktree of its own that checks out only the
  * folders the patches touch (a full checkout of 86k files costs seconds; what am makes is the same), removed after.
  */
