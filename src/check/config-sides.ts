@@ -68,20 +68,34 @@ export class HeaderReader {
     return places.find((p) => this.read(p) !== undefined);
   }
 
-  /** The headers a file includes, directly or through others, in the order found. */
-  closure(file: string, text: string): string[] {
-    const seen = new Set<string>();
-    const queue: [string, string][] = [[file, text]];
-    while (queue.length && seen.size < HEADERS_READ) {
-      const [from, body] = queue.shift()!;
-      for (const m of body.matchAll(/^\s*#\s*include\s*([<"])([^>"]+)[>"]/gm)) {
-        const found = this.resolve(m[2]!, m[1] === '"', from);
-        if (!found || seen.has(found)) continue;
-        seen.add(found);
-        queue.push([found, fs.readFileSync(path.join(this.source, found), 'utf8')]);
+  /**
+   * The headers a file includes, directly or through others, in the order found; for each reached only through an
+   * `#include` line under a CONFIG_ guard (bitfield.h through string.h's `#ifdef CONFIG_FORTIFY_SOURCE`), that guard.
+   */
+  closure(file: string, text: string): Map<string, Guard | undefined> {
+    const reached = new Map<string, Guard | undefined>();
+    const texts = new Map<string, string>([[file, text]]);
+    const textOf = (f: string) => texts.get(f) ?? texts.set(f, fs.readFileSync(path.join(this.source, f), 'utf8')).get(f)!;
+    // First what unguarded #include lines reach, then the rest with the guard of the line that brought them in.
+    for (const guarded of [false, true]) {
+      const queue: [string, Guard | undefined][] = [[file, undefined], ...(guarded ? [...reached] : [])];
+      while (queue.length && reached.size < HEADERS_READ) {
+        const [from, via] = queue.shift()!;
+        const body = textOf(from);
+        const conditionals = from === file ? new Conditionals(body) : this.read(from)!.conditionals;
+        for (const m of body.matchAll(/^\s*#\s*include\s*([<"])([^>"]+)[>"]/gm)) {
+          const found = this.resolve(m[2]!, m[1] === '"', from);
+          if (!found || reached.has(found)) continue;
+          const line = body.slice(0, m.index).split('\n').length;
+          const guard = conditionals.at(line).filter((g) => g.symbols.length).pop();
+          if (guard && !guarded) continue;
+          const through = via ?? (guard && { ...guard, opened: -line, directive: `#include <${m[2]}> under ${guard.directive} (${from}:${line})` });
+          reached.set(found, through);
+          queue.push([found, through]);
+        }
       }
     }
-    return [...seen];
+    return reached;
   }
 }
 
@@ -126,9 +140,9 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   // What the changed lines use: declared only under a guard, or a macro that drops its argument on one side.
   const used = new Map<string, number>();
   for (const l of lines) for (const id of identifiersIn(masked[l - 1] ?? '')) if (!used.has(id)) used.set(id, l);
-  const sources = [{ file, masked: masked.join('\n'), conditionals: own }, ...headers.closure(file, text).flatMap((h) => {
+  const sources = [{ file, masked: masked.join('\n'), conditionals: own, via: undefined as Guard | undefined }, ...[...headers.closure(file, text)].flatMap(([h, via]) => {
     const r = headers.read(h);
-    return r ? [{ file: h, ...r }] : [];
+    return r ? [{ file: h, ...r, via }] : [];
   })];
   let names = [...used.keys()];
   const followed = new Set(names);
@@ -140,7 +154,7 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
       for (const [name, at] of declarationLines(s.masked, names)) {
         for (const l of at) {
           const list = decls.get(name) ?? decls.set(name, []).get(name)!;
-          list.push({ file: s.file, line: l, guards: s.conditionals.at(l).filter((g) => g.symbols.length), body: macroBody(lineTexts, l) });
+          list.push({ file: s.file, line: l, guards: [...(s.via ? [s.via] : []), ...s.conditionals.at(l).filter((g) => g.symbols.length)], body: macroBody(lineTexts, l) });
         }
       }
     }
@@ -150,7 +164,7 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
       const side = sideOfDeclarations(list, depth === 0);
       if (side) add(side.symbols, `${line}, ${side.why}`);
       // A macro's body: what it expands to may be what a side changes.
-      for (const d of list) for (const id of d.body ? identifiersIn(d.body) : []) if (!followed.has(id)) followed.add(id), next.push(id);
+      for (const d of list) for (const id of expandsTo(d.body)) if (!followed.has(id)) followed.add(id), next.push(id);
     }
     names = next;
   }
@@ -188,6 +202,13 @@ function macroBody(lines: string[], line: number): string {
   if (!/^\s*#\s*define\b/.test(text)) return '';
   for (let i = line; text.endsWith('\\') && i < lines.length; i++) text = `${text.slice(0, -1)} ${lines[i]}`;
   return text.replace(/^\s*#\s*define\s+[A-Za-z0-9_]+/, '');
+}
+
+/** The names a macro's body uses, its own parameters aside. */
+function expandsTo(body: string): string[] {
+  if (!body) return [];
+  const params = new Set(/^\(([^)]*)\)/.exec(body)?.[1]!.split(',').map((p) => p.trim()) ?? []);
+  return identifiersIn(body.replace(/^\([^)]*\)/, '')).filter((id) => !params.has(id) && id !== '__VA_ARGS__');
 }
 
 /** A function-like macro's body that names none of its parameters (`(_ptr) NULL`, `(suspend_fn, resume_fn)`). */

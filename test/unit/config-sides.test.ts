@@ -83,3 +83,25 @@ test('the sides of a change: its own #if, members and functions declared on one 
   expect(dropped.symbols[0]!.why).toBe('drivers/demo/demo.c changes its #include lines; drivers/demo/demo.c:7 #ifdef CONFIG_DEMO_DEBUG');
   fs.rmSync(root, { recursive: true, force: true });
 });
+
+test("a name reached only through an #include under a guard is declared only on that side (bitfield.h through string.h's CONFIG_FORTIFY_SOURCE)", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-sides-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'K', GIT_AUTHOR_EMAIL: 'k@k.dev', GIT_COMMITTER_NAME: 'K', GIT_COMMITTER_EMAIL: 'k@k.dev' } });
+  const write = (f: string, t: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+    fs.writeFileSync(path.join(root, f), t);
+  };
+  write('include/linux/demo_string.h', '#ifdef CONFIG_DEMO_FORTIFY\n#include <linux/demo_fortify.h>\n#endif\n#include <linux/demo_plain.h>\n');
+  write('include/linux/demo_fortify.h', '#include <linux/demo_bits.h>\n');
+  write('include/linux/demo_bits.h', '#define DEMO_FIELD(m, v) ((v) & (m))\n');
+  write('include/linux/demo_plain.h', '#define DEMO_PLAIN(v) (v)\n');
+  write('drivers/demo/demo.c', '#include <linux/demo_string.h>\n\nint f(int v)\n{\n\treturn v;\n}\n');
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'base');
+  write('drivers/demo/demo.c', '#include <linux/demo_string.h>\n\nint f(int v)\n{\n\treturn DEMO_FIELD(3, DEMO_PLAIN(v));\n}\n');
+  git('commit', '-qam', 'use');
+  const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
+  expect(sides.symbols).toEqual([{ symbol: 'DEMO_FORTIFY', why: 'drivers/demo/demo.c:5 uses DEMO_FIELD, declared only under #include <linux/demo_fortify.h> under #ifdef CONFIG_DEMO_FORTIFY (include/linux/demo_string.h:2) (include/linux/demo_bits.h:1)' }]);
+  fs.rmSync(root, { recursive: true, force: true });
+});
