@@ -72,12 +72,12 @@ export interface SideContext {
  * not allow (a symbol selected by one the objects need) is named with why.
  */
 export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[]; refused: string[] }> {
-  const objects = ctx.objects.filter((o) => ctx.sides.get(o)?.symbols.length || ctx.sides.get(o)?.wordSize);
+  const objects = ctx.objects;
   if (!objects.length) return { builds: [], refused: [] };
   const set = await ctx.host.setNow();
   const reasons = new Map<string, string>();
-  for (const o of objects) for (const s of ctx.sides.get(o)!.symbols) if (!reasons.has(s.symbol)) reasons.set(s.symbol, s.why);
-  const wordSize = objects.map((o) => ctx.sides.get(o)!.wordSize).find(Boolean);
+  for (const o of objects) for (const s of (ctx.sides.get(o)?.symbols ?? [])) if (!reasons.has(s.symbol)) reasons.set(s.symbol, s.why);
+  const wordSize = objects.map((o) => ctx.sides.get(o)?.wordSize).find(Boolean);
   const refused: string[] = [];
   const builds: SideBuild[] = [];
   // A flip an object's own Makefile line needs (watchdog_pretimeout.o and CONFIG_WATCHDOG_PRETIMEOUT_GOV) leaves that
@@ -85,21 +85,24 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   const needs = new Map<string, string[]>();
   for (const o of objects) needs.set(o, (await configSymbolsFor(o.replace(/\.o$/, '.c'), ctx.read, set)) ?? []);
   for (const f of [...reasons.keys()]) {
-    const concerned = objects.filter((o) => ctx.sides.get(o)!.symbols.some((x) => x.symbol === f));
+    const concerned = objects.filter((o) => (ctx.sides.get(o)?.symbols ?? []).some((x) => x.symbol === f));
     if (concerned.every((o) => needs.get(o)!.includes(f))) {
       reasons.delete(f);
       refused.push(`CONFIG_${f}=${set.has(f) ? 'n' : 'y'}: ${concerned.join(', ')} ${concerned.length === 1 ? 'is' : 'are'} built only with it`);
     }
   }
   let wanted = objects.filter((o) => ![...reasons.keys()].some((f) => needs.get(o)!.includes(f)));
-  for (const target of wordSize ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
+  // A 32-bit build first, as 0-day's i386 configurations: sizes and formats of the other word size (`%lu` of a
+  // size_t), and the flips with it; what i386 cannot build, on x86-64.
+  const i386: Target = { ...I386, ...(ctx.sideTarget.llvm ? { llvm: true } : {}) };
+  for (const target of [i386, ctx.sideTarget]) {
     if (!wanted.length) break;
     let flips = [...reasons.keys()];
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
-    for (let round = 0; round < SIDE_ROUNDS && (flips.length || target === I386); round++) {
+    for (let round = 0; round < SIDE_ROUNDS && (flips.length || target === i386); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
       const build = ctx.make(target, side);
-      const { on, left } = await ctx.configure(build, wanted, target === I386 ? [] : ctx.host.switchedOn.filter((x) => !flips.includes(x)));
+      const { on, left } = await ctx.configure(build, wanted, target === i386 ? [] : ctx.host.switchedOn.filter((x) => !flips.includes(x)));
       // A flip an object's reason names (it needs CONFIG_OF) goes; the rest are tried again.
       const blocking = flips.filter((f) => [...left.values()].some((why) => new RegExp(`\\b(CONFIG_)?${f}\\b`).test(why)));
       const now = await build.setNow();
@@ -111,7 +114,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
       flips = flips.filter((f) => !blocking.includes(f) && !stuck.includes(f));
       done = undefined;
     }
-    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 ? [`a 32-bit build: ${wordSize}`] : []) });
+    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === i386 ? [`a 32-bit build${wordSize ? `: ${wordSize}` : ', as 0-day\'s i386 configurations'}`] : []) });
     wanted = done ? [...done.left.keys()] : wanted;
   }
   return { builds, refused: [...new Set(refused)] };
