@@ -63,6 +63,8 @@ export interface BuildOptions {
    * with what selects them) on top of what configure() is asked for. Reports name the build by them.
    */
   side?: { on: string[]; off: string[] };
+  /** Compile with debug information (KCFLAGS=-g), so a call to a libgcc helper is found at its source line. */
+  debugInfo?: boolean;
   /** Where a range's builds of the other side (`side`) and of COMPILE_TEST drivers on another machine are not wanted. */
   noSides?: boolean;
 }
@@ -446,7 +448,7 @@ export class KernelBuild {
    */
   async compileMany(objects: string[]): Promise<CompileResult[]> {
     if (objects.length <= 1) return Promise.all(objects.map((o) => this.compile(o)));
-    const res = await runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...objects.map(makeTarget)]);
+    const res = await runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...this.flags, ...objects.map(makeTarget)]);
     const byObject = new Map<string, string[]>(objects.map((o) => [o, []]));
     let current: string[] | undefined;
     for (const line of res.output.split('\n')) {
@@ -461,6 +463,16 @@ export class KernelBuild {
     // make failed without a compiler error of ours (a missing rule, say): no object can count as built.
     if (res.code !== 0 && results.every((r) => r.ok)) return results.map((r) => ({ ...r, ok: false }));
     return results;
+  }
+
+  /** What a compile adds to make's command line: debug information where asked for. */
+  private get flags(): string[] {
+    return this.opts.debugInfo ? ['KCFLAGS=-g'] : [];
+  }
+
+  /** Whether this build compiles with debug information. */
+  get withDebugInfo(): boolean {
+    return this.opts.debugInfo === true;
   }
 
   /** Build the bootable image in this directory (buildBootImage). */
@@ -479,7 +491,7 @@ export class KernelBuild {
 
   /** Compile one object with W=1; the messages of that compile. */
   async compile(object: string): Promise<CompileResult> {
-    const res = await runMake(this.compiling, ['W=1', makeTarget(object)]);
+    const res = await runMake(this.compiling, ['W=1', ...this.flags, makeTarget(object)]);
     const messages = parseCompilerOutput(`${res.stdout}\n${res.stderr}`, this.source);
     return { object, ok: res.code === 0, messages };
   }

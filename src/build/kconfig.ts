@@ -2,13 +2,15 @@
 // (its own `depends on` lines, the `if` and `menu` blocks around it, and the conditions of the `source` lines that
 // pulled its file in), and from that which architectures can build it. Pure but for kconfigIndexAt, which reads them.
 import { gitRaw, readManyAtCommit } from '../tools/git.js';
-import type { BuildWay } from './kbuild.js';
+import { conjuncts, type BuildWay } from './kbuild.js';
 
 export type Arches = string[] | 'any';
 
 interface Definition {
   file: string;
   deps: string[];
+  /** The symbols it selects unconditionally. */
+  selects: string[];
 }
 
 /** Symbols followed this deep through `depends on` before the answer is "any architecture". */
@@ -20,7 +22,7 @@ export class KconfigIndex {
 
   /** `files`: every Kconfig file of the tree by path (arch/x86/Kconfig, drivers/net/Kconfig, ...). */
   constructor(files: ReadonlyMap<string, string>) {
-    const local = new Map<string, { defs: [string, string[]][]; sources: [string, string[]][] }>();
+    const local = new Map<string, { defs: [string, string[], string[]][]; sources: [string, string[]][] }>();
     for (const [file, text] of files) local.set(file, parseKconfig(text));
     // The conditions a file inherits from the `source` lines (under `if`/`menu`) that include it.
     const inherited = new Map<string, string[]>();
@@ -32,9 +34,9 @@ export class KconfigIndex {
     visit('Kconfig', [], 0);
     for (const [file, { defs }] of local) {
       const above = inherited.get(file) ?? [];
-      for (const [symbol, deps] of defs) {
+      for (const [symbol, deps, selects] of defs) {
         const list = this.symbols.get(symbol) ?? [];
-        list.push({ file, deps: [...above, ...deps] });
+        list.push({ file, deps: [...above, ...deps], selects });
         this.symbols.set(symbol, list);
       }
     }
@@ -64,6 +66,25 @@ export class KconfigIndex {
       out = union(out, arches);
     }
     this.memo.set(symbol, out);
+    return out;
+  }
+
+  /**
+   * The symbols set wherever `symbol` is: the plain conjuncts of its dependencies (`A && B`, `A=y`, not `A || B`) and
+   * what it selects, and theirs in turn (its first definition's). Where a Kconfig file defines it.
+   */
+  implied(symbol: string): Set<string> {
+    const out = new Set<string>();
+    const queue = [symbol];
+    while (queue.length) {
+      const s = queue.shift()!;
+      if (out.has(s)) continue;
+      out.add(s);
+      const d = this.symbols.get(s)?.[0];
+      if (!d) continue;
+      const plain = conjuncts(d.deps).flatMap((c) => /^([A-Z0-9_]+)(?:\s*(?:=\s*[ym]|!=\s*n))?$/.exec(c)?.[1] ?? []);
+      queue.push(...plain, ...d.selects);
+    }
     return out;
   }
 
@@ -137,12 +158,13 @@ function union(a: Arches, b: Arches): Arches {
 }
 
 /** One Kconfig file: each `config`'s dependencies (its `if`/`menu` blocks and own `depends on`), and its `source` lines. */
-function parseKconfig(text: string): { defs: [string, string[]][]; sources: [string, string[]][] } {
-  const defs: [string, string[]][] = [];
+function parseKconfig(text: string): { defs: [string, string[], string[]][]; sources: [string, string[]][] } {
+  const defs: [string, string[], string[]][] = [];
   const sources: [string, string[]][] = [];
   /** Open blocks: `if X` and `menu` (with its `depends on`), innermost last. */
   const blocks: { kind: 'if' | 'menu' | 'choice'; deps: string[] }[] = [];
   let entry: string[] | undefined;
+  let selects: string[] = [];
   let menuHead: string[] | undefined;
   const stacked = () => blocks.flatMap((b) => b.deps);
   /** Inside help text: lines indented deeper than the `help` line. */
@@ -164,13 +186,16 @@ function parseKconfig(text: string): { defs: [string, string[]][]; sources: [str
     const rest = line.trim().slice(word.length).trim();
     if (word === 'config' || word === 'menuconfig') {
       entry = [];
+      selects = [];
       menuHead = undefined;
-      defs.push([rest, entry]);
+      defs.push([rest, entry, selects]);
       entry.push(...stacked());
     } else if (word === 'depends' && rest.startsWith('on ')) {
       const dep = rest.slice(3).trim();
       if (entry) entry.push(dep);
       else if (menuHead) menuHead.push(dep);
+    } else if (word === 'select' && entry && /^[A-Za-z0-9_]+$/.test(rest)) {
+      selects.push(rest);
     } else if (word === 'if' && /^if\s/.test(line)) {
       blocks.push({ kind: 'if', deps: [rest] });
       entry = undefined;

@@ -96,7 +96,9 @@ export function declarationLines(masked: string, names: Iterable<string>): Map<s
     const start = masked.lastIndexOf('\n', at) + 1;
     const before = masked.slice(start, at);
     const after = masked.slice(at + m[0].length, at + m[0].length + 80);
-    if (isDeclaration(before, after)) {
+    // A function's name first on its line, its type on the line before (`struct device *` then `name(...)`).
+    const typeBefore = before.trim() === '' && /^\s*\(/.test(after) && /(?:^|\n)[^\n#]*(?:[A-Za-z0-9_]|\*)[ \t]*\n[ \t]*$/.test(masked.slice(Math.max(0, start - 120), start));
+    if (typeBefore || isDeclaration(before, after)) {
       const lines = out.get(m[0])!;
       if (lines[lines.length - 1] !== line) lines.push(line);
     }

@@ -15,7 +15,7 @@ import { onPath } from '../tools/which.js';
 import type { ObjectCode } from '../object-code/parse.js';
 import { elfSections } from '../object-code/elf.js';
 import { codeBytesDigest, mergedStrings, sectionTotals, stringChanges, type SectionTotals } from '../object-code/sizes.js';
-import { readObjectAsRun, readObjectCode } from '../tools/binutils.js';
+import { libgccCalls, readObjectAsRun, readObjectCode } from '../tools/binutils.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
 import { withLock, worktreeAt } from '../tree/worktree.js';
@@ -63,7 +63,7 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     // Configured under the tip's Kconfig files, where a symbol the series adds (its test's) is defined; the base's
     // objects are built after with the base checked out again (Kbuild syncs the .config with its Kconfig each time).
     await gitRaw(source, ['checkout', '-q', '--detach', opts.tip]);
-    const sides = opts.hostOnly || opts.noSides ? new Map<string, Sides>() : await rangeSides(tree, source, commits, plans);
+    const { sides, linkWarnings } = opts.hostOnly || opts.noSides ? { sides: new Map<string, Sides>(), linkWarnings: [] } : await rangeSides(tree, source, opts.tip, commits, plans);
     const { placed, missing, why } = await placeObjects(opts, source, build, objects, sides);
     await gitRaw(source, ['checkout', '-q', '--detach', opts.base]);
     const reasonFor = (o: string) => placed.get(o)?.reason;
@@ -87,7 +87,9 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     // A proof that fails is a fact of the code and kept with the rest; a build that fails may be the machine's (a
     // killed make, a full disk), so it is done again.
     const kept = await keptResult('builds', key, () => buildEach(planned), (r) => r.reports.every((x) => x.status !== 'failed'), { env: opts.env, fresh: opts.fresh });
-    const value = { ...kept.value, ...(others.length ? { others } : {}), ...(missing.length ? { missing } : {}) };
+    // What would not link with a symbol off (link-deps.ts): read from the text, a warning of the patch beside the compilers'.
+    const reports = kept.value.reports.map((r, i) => (linkWarnings[i]?.length ? { ...r, newWarnings: [...r.newWarnings, ...linkWarnings[i]!] } : r));
+    const value = { ...kept.value, reports, ...(others.length ? { others } : {}), ...(missing.length ? { missing } : {}) };
     if (kept.keptFrom) {
       for (const [i, r] of value.reports.entries()) step(i + 1, 'build', 'done', `${r.status} (kept)`);
       return { ...value, keptFrom: kept.keptFrom };
@@ -255,7 +257,8 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     env: opts.env,
     sideTarget: others.targets.some((t) => t.llvm) ? CLANG : HOST,
     has: (o, arch) => placed.get(o)!.also.some((b) => b.target.arch === arch && !b.target.llvm),
-    make: (target, side) => new KernelBuild(tree, source, { ...opts, config: configOn(target, opts.config), target, sparse: false, ...(side ? { side } : {}) }),
+    // A 32-bit side compiles with debug information: its calls to libgcc's 64-bit division are found at their line.
+    make: (target, side, debugInfo) => new KernelBuild(tree, source, { ...opts, config: configOn(target, opts.config), target, sparse: false, ...(side ? { side } : {}), ...(debugInfo ? { debugInfo } : {}) }),
     configure: configureFor,
   };
   const { builds: flipped, refused } = await sideBuilds(context);
@@ -286,6 +289,18 @@ export function otherBuilds(opts: Pick<BuildOptions, 'compilers' | 'arches' | 'e
     else targets.push(target);
   }
   return { targets, missing };
+}
+
+/** The libgcc calls of an object as compiler errors at their source line (the object's own file where none is known). */
+async function libgccErrors(object: string, source: string): Promise<CompilerMessage[]> {
+  return (await libgccCalls(object)).map(({ symbol, where }) => {
+    const m = /^(.+):(\d+)/.exec(where ?? '');
+    const file = m?.[1] ?? object;
+    const line = m ? Number(m[2]) : 0;
+    const rel = path.isAbsolute(file) ? path.relative(source, file) : file.replace(/^(\.\.\/)+/, '');
+    const message = `undefined reference to \`${symbol}': a 64-bit division on a 32-bit machine, which the kernel does not link (div_u64(), div_s64(), do_div())`;
+    return { level: 'error', file: rel, line, column: 0, message, flag: undefined, text: `${rel}:${line}: error: ${message}` };
+  });
 }
 
 /** The config a build for `target` starts from: another architecture's is its own defconfig (a .config file is the host's); clang builds the host's. */
@@ -360,6 +375,9 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   const compile = async (list: string[]) => {
     const builds = [...new Set([...list.map((o) => placed.get(o)!.build), ...list.flatMap(buildsOf)])];
     const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b }))));
+    // A 32-bit build's object that calls libgcc's 64-bit division does not link ("undefined reference to `__udivdi3'",
+    // 0-day's i386 configurations): an error of the call's line, beside the compiler's.
+    for (const r of made.flat()) if (r.ok && r.build.withDebugInfo) r.messages = [...r.messages, ...(await libgccErrors(path.join(r.build.buildDir, r.object), source))];
     return made.flat();
   };
   const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;

@@ -33,6 +33,12 @@ export interface Sides {
   symbols: SideSymbol[];
   /** Why a 32-bit build is the other side too (a line under `#ifdef CONFIG_64BIT`), if it is. */
   wordSize?: string;
+  /**
+   * The functions the changed lines call (themselves or through a macro: module_wmi_driver's __wmi_driver_register)
+   * that a header declares, never under a guard (no stub for the other side), with the changed line that calls them:
+   * what link-deps.ts asks Kconfig about.
+   */
+  calls?: { name: string; line: number }[];
 }
 
 /** Reads the tree's headers once per range (the worktree at the range's tip). */
@@ -131,21 +137,25 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
       else if (!FIXED.test(s) && !found.has(s)) found.set(s, why);
     }
   };
-  const own = new Conditionals(text);
+  const conditionals = new Conditionals(text);
   const masked = maskC(text).split('\n');
-  for (const l of lines) for (const g of own.at(l)) add(g.symbols, `${file}:${l} is under ${g.directive} (line ${g.line})`);
+  for (const l of lines) for (const g of conditionals.at(l)) add(g.symbols, `${file}:${l} is under ${g.directive} (line ${g.line})`);
   if (includes) {
-    for (let l = 1; l <= masked.length; l++) for (const g of own.at(l)) add(g.symbols, `${file} changes its #include lines; ${file}:${g.line} ${g.directive}`);
+    for (let l = 1; l <= masked.length; l++) for (const g of conditionals.at(l)) add(g.symbols, `${file} changes its #include lines; ${file}:${g.line} ${g.directive}`);
   }
   // What the changed lines use: declared only under a guard, or a macro that drops its argument on one side.
   const used = new Map<string, number>();
   for (const l of lines) for (const id of identifiersIn(masked[l - 1] ?? '')) if (!used.has(id)) used.set(id, l);
-  const sources = [{ file, masked: masked.join('\n'), conditionals: own, via: undefined as Guard | undefined }, ...[...headers.closure(file, text)].flatMap(([h, via]) => {
+  const sources = [{ file, masked: masked.join('\n'), conditionals, via: undefined as Guard | undefined }, ...[...headers.closure(file, text)].flatMap(([h, via]) => {
     const r = headers.read(h);
     return r ? [{ file: h, ...r, via }] : [];
   })];
   let names = [...used.keys()];
   const followed = new Set(names);
+  const calls = new Map<string, { line: number; plain: boolean }>();
+  /** The macro a name was reached through. */
+  const through = new Map<string, string>();
+  const own = new Set<string>();
   for (let depth = 0; depth <= MACRO_DEPTH && names.length; depth++) {
     const next: string[] = [];
     const decls = new Map<string, { file: string; line: number; guards: Guard[]; body: string }[]>();
@@ -159,16 +169,29 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
       }
     }
     for (const [name, list] of decls) {
+      if (list.some((d) => d.file === file)) own.add(name);
+      const fn = list.filter((d) => d.file !== file && !d.body);
+      if (fn.length && used.has(name)) calls.set(name, { line: used.get(name)!, plain: fn.every((d) => d.guards.length === 0) });
       const where = used.get(name);
-      const line = where ? `${file}:${where} uses ${name}` : `${file} uses ${name} through a macro`;
+      const line = `${file}:${where} uses ${name}${through.has(name) ? ` through ${through.get(name)}` : ''}`;
       const side = sideOfDeclarations(list, depth === 0);
       if (side) add(side.symbols, `${line}, ${side.why}`);
       // A macro's body: what it expands to may be what a side changes.
-      for (const d of list) for (const id of expandsTo(d.body)) if (!followed.has(id)) followed.add(id), next.push(id);
+      for (const d of list) {
+        for (const id of expandsTo(d.body)) {
+          if (followed.has(id)) continue;
+          followed.add(id);
+          next.push(id);
+          // What a macro expands to is called from the line that uses the macro.
+          used.set(id, where!);
+          through.set(id, name);
+        }
+      }
     }
     names = next;
   }
-  return { symbols: [...found].map(([symbol, why]) => ({ symbol, why })), wordSize };
+  const called = [...calls].filter(([n, c]) => c.plain && !own.has(n)).map(([name, c]) => ({ name, line: c.line }));
+  return { symbols: [...found].map(([symbol, why]) => ({ symbol, why })), wordSize, ...(called.length ? { calls: called } : {}) };
 }
 
 /**

@@ -4,7 +4,9 @@
 // platform. Only the objects that need it, in build folders kept like the others.
 import { buildWays, configSymbolsFor, type ReadText } from '../build/kbuild.js';
 import type { KernelBuild } from '../build/builder.js';
-import type { KconfigIndex } from '../build/kconfig.js';
+import { kconfigIndexAt, type KconfigIndex } from '../build/kconfig.js';
+import { readAtCommit } from '../tools/git.js';
+import { linkWarnings } from './link-deps.js';
 import { I386, installedCross, targetFor, type Target } from '../build/targets.js';
 import type { KernelTree } from '../tree/tree.js';
 import type { Commit } from './commits.js';
@@ -23,18 +25,26 @@ export interface SideBuild {
   why: string[];
 }
 
-/** The sides of each object a range builds: a .c file's own, and a changed header's for the objects sampled for it. */
-export async function rangeSides(tree: KernelTree, source: string, commits: Commit[], plans: { objects: string[] }[]): Promise<Map<string, Sides>> {
+/**
+ * The sides of each object a range builds (a .c file's own, and a changed header's for the objects sampled for it),
+ * and each patch's link warnings (link-deps.ts) of the .c files it changes.
+ */
+export async function rangeSides(tree: KernelTree, source: string, tip: string, commits: Commit[], plans: { objects: string[] }[]): Promise<{ sides: Map<string, Sides>; linkWarnings: string[][] }> {
   const headers = new HeaderReader(source, 'x86');
   const out = new Map<string, Sides>();
+  const linkWarningsOf: string[][] = [];
+  const index = await kconfigIndexAt(tree, tip);
+  const read = (f: string) => readAtCommit(tree.root, tip, f);
   for (const [i, c] of commits.entries()) {
     const objects = plans[i]!.objects.filter((o) => o.endsWith('.o'));
+    linkWarningsOf.push([]);
     for (const { status, file } of c.files) {
       if (status.startsWith('D') || !/\.[ch]$/.test(file)) continue;
       const own = file.replace(/\.c$/, '.o');
       const to = file.endsWith('.c') ? objects.filter((o) => o === own) : objects;
       if (!to.length) continue;
       const sides = await sidesOf(tree.root, c.sha, file, headers);
+      if (file.endsWith('.c') && sides.calls) linkWarningsOf[i]!.push(...(await linkWarnings(tree.root, tip, file, sides.calls, index, read)));
       for (const o of to) {
         const was = out.get(o) ?? { symbols: [] };
         const known = new Set(was.symbols.map((s) => s.symbol));
@@ -42,7 +52,7 @@ export async function rangeSides(tree: KernelTree, source: string, commits: Comm
       }
     }
   }
-  return out;
+  return { sides: out, linkWarnings: linkWarningsOf };
 }
 
 export interface SideContext {
@@ -59,7 +69,7 @@ export interface SideContext {
   /** Whether an object is built for a machine already (check --arches). */
   has: (object: string, arch: string) => boolean;
   /** A build for `target`, with the symbols of `side` flipped. */
-  make: (target: Target, side?: { on: string[]; off: string[] }) => KernelBuild;
+  make: (target: Target, side?: { on: string[]; off: string[] }, debugInfo?: boolean) => KernelBuild;
   /** Configure a build for objects: those it builds, and those left off with why. */
   configure: (b: KernelBuild, list: string[], known: string[]) => Promise<{ on: string[]; left: Map<string, string> }>;
 }
@@ -101,7 +111,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
     for (let round = 0; round < SIDE_ROUNDS && (flips.length || target === i386); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
-      const build = ctx.make(target, side);
+      const build = ctx.make(target, side, target === i386);
       const { on, left } = await ctx.configure(build, wanted, target === i386 ? [] : ctx.host.switchedOn.filter((x) => !flips.includes(x)));
       // A flip an object's reason names (it needs CONFIG_OF) goes; the rest are tried again.
       const blocking = flips.filter((f) => [...left.values()].some((why) => new RegExp(`\\b(CONFIG_)?${f}\\b`).test(why)));

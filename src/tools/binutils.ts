@@ -57,3 +57,24 @@ export async function archiveMembers(archive: string): Promise<string[]> {
     .filter(Boolean)
     .map((m) => (path.isAbsolute(m) ? path.relative(dir, m) : m));
 }
+
+/**
+ * The helpers of libgcc an object calls that the kernel never links (a 64-bit division on a 32-bit machine:
+ * `__udivdi3`, `__divdi3`, `__umoddi3`, `__moddi3`), each with the source file and line of the call where the object
+ * has debug information (`objdump -r`, then `addr2line` of each relocation's offset in its section).
+ */
+export async function libgccCalls(file: string): Promise<{ symbol: string; where?: string }[]> {
+  const relocs = await run('objdump', ['-r', file], { cwd: path.dirname(file) });
+  const out: { symbol: string; where?: string }[] = [];
+  let section = '';
+  for (const line of relocs.stdout.split('\n')) {
+    const head = /^RELOCATION RECORDS FOR \[(.+)\]:/.exec(line);
+    if (head) section = head[1]!.replace(/^\.rel(a)?(?=\.)/, '');
+    const m = /^([0-9a-f]+)\s+\S+\s+(__u?divdi3|__u?moddi3)\b/.exec(line);
+    if (!m || !section) continue;
+    const where = await run('addr2line', ['-e', file, '-j', section, `0x${m[1]}`], { cwd: path.dirname(file) }).catch(() => undefined);
+    const at = where?.stdout.trim().split('\n')[0];
+    out.push({ symbol: m[2]!, ...(at && !at.startsWith('??') ? { where: at } : {}) });
+  }
+  return out;
+}

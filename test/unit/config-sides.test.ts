@@ -73,7 +73,7 @@ test('the sides of a change: its own #if, members and functions declared on one 
   const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
   expect(sides.symbols.map((s) => s.symbol)).toEqual(['PM', 'OF', 'OF_ADDRESS', 'PM_SLEEP']);
   expect(sides.symbols[0]!.why).toBe('drivers/demo/demo.c:6 uses usage_count, declared only under #ifdef CONFIG_PM (include/linux/demo_pm.h:6)');
-  expect(sides.symbols[3]!.why).toMatch(/uses DEMO_SLEEP_OPS through a macro, a macro that drops its argument under #else of #ifdef CONFIG_PM_SLEEP \(include\/linux\/demo_pm.h:20\)/);
+  expect(sides.symbols[3]!.why).toMatch(/demo.c:9 uses DEMO_SLEEP_OPS through DEMO_PM_OPS, a macro that drops its argument under #else of #ifdef CONFIG_PM_SLEEP \(include\/linux\/demo_pm.h:20\)/);
   expect(sides.wordSize).toMatch(/DEMO_WORD, declared only under #ifdef CONFIG_64BIT/);
   // A change of the #include lines: every block of the file is a side.
   write('drivers/demo/demo.c', driver('').replace('#include "local.h"\n', ''));
