@@ -470,6 +470,11 @@ export class KernelBuild {
     return this.opts.debugInfo ? ['KCFLAGS=-g'] : [];
   }
 
+  /** Whether this is a build of the other side of some symbols (BuildOptions.side). */
+  get isSide(): boolean {
+    return this.opts.side !== undefined;
+  }
+
   /** Whether this build compiles with debug information. */
   get withDebugInfo(): boolean {
     return this.opts.debugInfo === true;

@@ -24,7 +24,7 @@ import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import type { BuildReport, OtherBuild } from './report.js';
 import type { Sides } from './config-sides.js';
-import { rangeSides, reachBuilds, sideBuilds, type SideContext } from './side-builds.js';
+import { otherSideDependents, rangeSides, reachBuilds, sideBuilds, type HeaderSides, type SideContext } from './side-builds.js';
 
 /** Dependents of a changed header built by default. */
 export const HEADER_SAMPLE = 3;
@@ -63,8 +63,15 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     // Configured under the tip's Kconfig files, where a symbol the series adds (its test's) is defined; the base's
     // objects are built after with the base checked out again (Kbuild syncs the .config with its Kconfig each time).
     await gitRaw(source, ['checkout', '-q', '--detach', opts.tip]);
-    const { sides, linkWarnings } = opts.hostOnly || opts.noSides ? { sides: new Map<string, Sides>(), linkWarnings: [] } : await rangeSides(tree, source, opts.tip, commits, plans);
-    const { placed, missing, why } = await placeObjects(opts, source, build, objects, sides);
+    const { sides, linkWarnings, headers } = opts.hostOnly || opts.noSides ? { sides: new Map<string, Sides>(), linkWarnings: [], headers: [] } : await rangeSides(tree, source, opts.tip, commits, plans);
+    const { placed, missing, why, extra } = await placeObjects(opts, source, build, objects, sides, headers);
+    // A changed header's dependents that only its other side builds join the patch's objects, built there alone.
+    for (const [i, list] of extra) {
+      const plan = plans[i]!;
+      plan.objects = [...new Set([...plan.objects, ...list])].sort();
+      plan.note = [plan.note, `built only with the other side of ${list.length === 1 ? 'its' : 'their'} header: ${list.join(', ')}`].filter(Boolean).join('; ');
+      objects.push(...list.filter((o) => !objects.includes(o)));
+    }
     await gitRaw(source, ['checkout', '-q', '--detach', opts.base]);
     const reasonFor = (o: string) => placed.get(o)?.reason;
     const builds = [...new Set([...placed.values()].flatMap((p) => (p.reason ? [] : [p.build, ...p.also])))];
@@ -114,6 +121,8 @@ interface Matrix {
   placed: Map<string, Placement>;
   missing: string[];
   why: Map<KernelBuild, string[]>;
+  /** Per patch, the dependents of a changed header that only a side build makes. */
+  extra: Map<number, string[]>;
 }
 
 /**
@@ -123,7 +132,7 @@ interface Matrix {
  * dependencies allow. An object no build here makes keeps the reasons of each one tried. Then the builds the bots
  * add: each x86-64 object with clang too (`compilers`), each object outside arch/ for every `arches` machine too.
  */
-async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[], sides: Map<string, Sides>): Promise<Matrix> {
+async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string }, source: string, host: KernelBuild, objects: string[], sides: Map<string, Sides>, headers: HeaderSides[]): Promise<Matrix> {
   const { tree } = opts;
   const read = (f: string) => readAtCommit(tree.root, opts.tip, f);
   const placed = new Map<string, Placement>();
@@ -202,7 +211,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   }
   if (opts.hostOnly) {
     for (const [o, why] of hostLeft) unbuilt(o, why);
-    return { placed, missing, why: new Map() };
+    return { placed, missing, why: new Map(), extra: new Map() };
   }
   if (hostLeft.size) {
     // What x86-64 cannot build: a 32-bit kernel, or a machine its dependencies name.
@@ -246,11 +255,15 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     for (const [o, why] of left) placed.get(o)!.notOn.push(`${b.baseName}, ${b.compiler}: not built: ${why}`);
   }
   const why = new Map<KernelBuild, string[]>();
-  if (opts.noSides) return { placed, missing, why };
+  const sideOnly = new Map<number, string[]>();
+  if (opts.noSides) return { placed, missing, why, extra: sideOnly };
+  const dependents = await otherSideDependents(tree.root, opts.tip, headers, await host.setNow(), (sha, header) => headerIncluders(tree, sha, header));
+  const only = new Map<string, number>();
+  for (const [i, list] of dependents) for (const [o, s] of list) if (!placed.has(o) && !only.has(o)) only.set(o, i), sides.set(o, s);
   // The builds a bot's random configuration or another machine's allmodconfig would make by chance (side-builds.ts).
   const context: SideContext = {
     host,
-    objects: built.filter((o) => placed.get(o)!.build === host),
+    objects: [...built.filter((o) => placed.get(o)!.build === host), ...only.keys()],
     sides,
     index: await kconfigIndexAt(tree, opts.tip),
     read,
@@ -263,11 +276,18 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
   };
   const { builds: flipped, refused } = await sideBuilds(context);
   missing.push(...refused);
-  for (const s of [...flipped, ...(await reachBuilds(context))]) {
-    for (const o of s.objects) placed.get(o)!.also.push(s.build);
+  for (const s of [...flipped, ...(await reachBuilds({ ...context, objects: context.objects.filter((o) => !only.has(o)) }))]) {
+    for (const o of s.objects) {
+      const p = placed.get(o);
+      if (p) p.also.push(s.build);
+      else {
+        placed.set(o, { build: s.build, also: [], notOn: [] });
+        sideOnly.set(only.get(o)!, [...(sideOnly.get(only.get(o)!) ?? []), o]);
+      }
+    }
     why.set(s.build, s.why);
   }
-  return { placed, missing, why };
+  return { placed, missing, why, extra: sideOnly };
 }
 
 /**
@@ -382,7 +402,7 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   };
   const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;
   /** A message of a build besides the object's own names that build, as the robot's reports name the config. */
-  const told = (r: { object: string; build: KernelBuild }, text: string) => (r.build === placed.get(r.object)!.build ? text : `${text} [${named(r.build)}]`);
+  const told = (r: { object: string; build: KernelBuild }, text: string) => (r.build === placed.get(r.object)!.build && !r.build.isSide ? text : `${text} [${named(r.build)}]`);
   const lastKey = (r: { object: string; build: KernelBuild }) => `${r.build.buildDir}\0${r.object}`;
   /** What makes two builds' warnings one: its words, or (gcc's and clang's words differ) the -W option at the line. */
   const keys = (w: CompilerMessage) => [warningKey(w), ...(w.flag && w.line ? [`${w.file}:${w.line}:${w.flag}`] : [])];

@@ -5,7 +5,8 @@
 import { buildWays, configSymbolsFor, type ReadText } from '../build/kbuild.js';
 import type { KernelBuild } from '../build/builder.js';
 import { kconfigIndexAt, type KconfigIndex } from '../build/kconfig.js';
-import { readAtCommit } from '../tools/git.js';
+import path from 'node:path';
+import { gitRaw, readAtCommit } from '../tools/git.js';
 import { linkWarnings } from './link-deps.js';
 import { I386, installedCross, targetFor, type Target } from '../build/targets.js';
 import type { KernelTree } from '../tree/tree.js';
@@ -29,7 +30,8 @@ export interface SideBuild {
  * The sides of each object a range builds (a .c file's own, and a changed header's for the objects sampled for it),
  * and each patch's link warnings (link-deps.ts) of the .c files it changes.
  */
-export async function rangeSides(tree: KernelTree, source: string, tip: string, commits: Commit[], plans: { objects: string[] }[]): Promise<{ sides: Map<string, Sides>; linkWarnings: string[][] }> {
+export async function rangeSides(tree: KernelTree, source: string, tip: string, commits: Commit[], plans: { objects: string[] }[]): Promise<{ sides: Map<string, Sides>; linkWarnings: string[][]; headers: HeaderSides[] }> {
+  const changedHeaders: HeaderSides[] = [];
   const headers = new HeaderReader(source, 'x86');
   const out = new Map<string, Sides>();
   const linkWarningsOf: string[][] = [];
@@ -44,6 +46,7 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
       const to = file.endsWith('.c') ? objects.filter((o) => o === own) : objects;
       if (!to.length) continue;
       const sides = await sidesOf(tree.root, c.sha, file, headers);
+      if (file.endsWith('.h') && sides.symbols.length) changedHeaders.push({ index: i, sha: c.sha, header: file, sides });
       if (file.endsWith('.c') && sides.calls) linkWarningsOf[i]!.push(...(await linkWarnings(tree.root, tip, file, sides.calls, index, read)));
       for (const o of to) {
         const was = out.get(o) ?? { symbols: [] };
@@ -52,7 +55,45 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
       }
     }
   }
-  return { sides: out, linkWarnings: linkWarningsOf };
+  return { sides: out, linkWarnings: linkWarningsOf, headers: changedHeaders };
+}
+
+/** A header a patch changes, with its sides. */
+export interface HeaderSides {
+  /** The patch's index in the range. */
+  index: number;
+  sha: string;
+  header: string;
+  sides: Sides;
+}
+
+/** How many dependents of a changed header only the other side builds are added to it. */
+const OTHER_SIDE_SAMPLE = 3;
+
+/**
+ * The files including a changed header that only its other side builds: those a Makefile line builds under a symbol
+ * of the header's sides that the host's .config leaves off (watchdog_pretimeout.c, built only with
+ * CONFIG_WATCHDOG_PRETIMEOUT_GOV, for watchdog.h's `#if IS_ENABLED(CONFIG_WATCHDOG_PRETIMEOUT_GOV)`), a few per
+ * header; per patch, each object with the sides that bring it.
+ */
+export async function otherSideDependents(root: string, tip: string, headers: HeaderSides[], set: ReadonlySet<string>, includers: (sha: string, header: string) => Promise<string[]>): Promise<Map<number, Map<string, Sides>>> {
+  const out = new Map<number, Map<string, Sides>>();
+  for (const h of headers) {
+    const off = h.sides.symbols.filter((s) => !set.has(s.symbol));
+    if (!off.length) continue;
+    const lines = await gitRaw(root, ['grep', '-n', '-E', `\\$\\(CONFIG_(${off.map((s) => s.symbol).join('|')})\\)`, tip, '--', '*Makefile*', '*Kbuild*']).catch(() => '');
+    const built = new Set<string>();
+    for (const l of lines.split('\n').filter(Boolean)) {
+      const m = /^[^:]+:([^:]+):\d+:(.*)$/.exec(l);
+      if (!m) continue;
+      const dir = path.posix.dirname(m[1]!);
+      for (const o of m[2]!.matchAll(/([\w-]+\.o)\b/g)) built.add(path.posix.join(dir, o[1]!));
+    }
+    const chosen = (await includers(h.sha, h.header)).filter((o) => built.has(o)).slice(0, OTHER_SIDE_SAMPLE);
+    const mine = out.get(h.index) ?? out.set(h.index, new Map()).get(h.index)!;
+    for (const o of chosen) mine.set(o, { symbols: off });
+  }
+  return out;
 }
 
 export interface SideContext {
@@ -94,14 +135,15 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   // object out of the side; a flip every object it concerns needs is given up.
   const needs = new Map<string, string[]>();
   for (const o of objects) needs.set(o, (await configSymbolsFor(o.replace(/\.o$/, '.c'), ctx.read, set)) ?? []);
-  for (const f of [...reasons.keys()]) {
+  // Only a flip to off can take away what an object needs; one to on (what only the other side builds) brings it.
+  for (const f of [...reasons.keys()].filter((x) => set.has(x))) {
     const concerned = objects.filter((o) => (ctx.sides.get(o)?.symbols ?? []).some((x) => x.symbol === f));
     if (concerned.every((o) => needs.get(o)!.includes(f))) {
       reasons.delete(f);
       refused.push(`CONFIG_${f}=${set.has(f) ? 'n' : 'y'}: ${concerned.join(', ')} ${concerned.length === 1 ? 'is' : 'are'} built only with it`);
     }
   }
-  let wanted = objects.filter((o) => ![...reasons.keys()].some((f) => needs.get(o)!.includes(f)));
+  let wanted = objects.filter((o) => ![...reasons.keys()].some((f) => set.has(f) && needs.get(o)!.includes(f)));
   // A 32-bit build first, as 0-day's i386 configurations: sizes and formats of the other word size (`%lu` of a
   // size_t), and the flips with it; what i386 cannot build, on x86-64.
   const i386: Target = { ...I386, ...(ctx.sideTarget.llvm ? { llvm: true } : {}) };
