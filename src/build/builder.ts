@@ -450,12 +450,16 @@ export class KernelBuild {
     if (objects.length <= 1) return Promise.all(objects.map((o) => this.compile(o)));
     const res = await runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...this.flags, ...objects.map(makeTarget)]);
     const byObject = new Map<string, string[]>(objects.map((o) => [o, []]));
+    // What make prints before the first object's "CC" line (a prerequisite of them all, asm-offsets.s in `prepare`) is
+    // every object's.
+    const before: string[] = [];
     let current: string[] | undefined;
     for (const line of res.output.split('\n')) {
       const cc = /^\s+(?:CC|AS|DTC)(?: \[M\])?\s+(\S+\.(?:o|dtb))$/.exec(line);
       if (cc) current = byObject.get(cc[1]!);
-      else current?.push(line);
+      else (current ?? before).push(line);
     }
+    for (const lines of byObject.values()) lines.unshift(...before);
     const results = objects.map((o) => {
       const messages = parseCompilerOutput(byObject.get(o)!.join('\n'), this.source);
       return { object: o, ok: !messages.some((m) => m.level === 'error'), messages };

@@ -143,10 +143,10 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     byArch.set(a, [...(byArch.get(a) ?? []), o]);
   }
   /** Configure `build` for `list`; the objects it builds, and those left off, with why. */
-  const configureFor = async (build: KernelBuild, list: string[], known: string[] = []): Promise<{ on: string[]; left: Map<string, string> }> => {
+  const configureFor = async (build: KernelBuild, list: string[], known: string[] = [], how: { prepare?: boolean } = {}): Promise<{ on: string[]; left: Map<string, string> }> => {
     const symbols = new Map<string, string[] | undefined>();
     for (const o of list) symbols.set(o, await build.symbolsFor(o, read));
-    const off = await build.configure([...new Set([...known, ...[...symbols.values()].flatMap((s) => s ?? [])])], opts.tip);
+    const off = await build.configure([...new Set([...known, ...[...symbols.values()].flatMap((s) => s ?? [])])], opts.tip, [], how);
     const left = new Map<string, string>();
     for (const o of list) {
       const reason = (symbols.get(o) ?? []).map((x) => off.get(x)).find((r) => r !== undefined);

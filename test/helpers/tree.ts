@@ -30,26 +30,43 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 /**
- * The commits `git am` of `mails` (raw messages) makes on `base`, one after the other, in a worktree of its own that
- * checks out only the folders they touch, removed after; the commits stay in the repository. The tip's id.
+ * Chains of the commits `git am` of `mails` (raw messages) makes on `base`: each mail on the first chain it applies
+ * to (two new drivers' lines in one Kconfig each apply alone, not one after the other), in a worktree of its own that
+ * checks out only the folders they touch, removed after; the commits stay in the repository. Each chain's tip and the
+ * indexes of its mails, in order.
  */
-export function amChain(root: string, base: string, mails: string[]): string {
+export function amChains(root: string, base: string, mails: string[]): { tip: string; mails: number[] }[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-am-'));
-  const files = mails.map((m, i) => {
-    const f = path.join(os.tmpdir(), `kseries-am-${process.pid}-${i}.eml`);
-    fs.writeFileSync(f, m);
-    return f;
-  });
   const folders = new Set(mails.flatMap((m) => [...m.matchAll(/^diff --git a\/(\S+) b\//gm)].map((x) => path.posix.dirname(x[1]!))));
+  const chains: { tip: string; mails: number[] }[] = [];
+  const am = (file: string) => execFileSync('git', ['-c', 'user.name=K Tester', '-c', 'user.email=k@tester.dev', 'am', '-q', file], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
   try {
     git(root, 'worktree', 'add', '-q', '--no-checkout', '--detach', dir, base);
     git(dir, 'sparse-checkout', 'set', ...folders);
-    git(dir, 'checkout', '-q', '--detach', base);
-    execFileSync('git', ['-c', 'user.name=K Tester', '-c', 'user.email=k@tester.dev', 'am', '-q', ...files], { cwd: dir, encoding: 'utf8' });
-    return git(dir, 'rev-parse', 'HEAD').trim();
+    for (const [i, m] of mails.entries()) {
+      const file = path.join(dir, '..', `kseries-am-${process.pid}-${i}.eml`);
+      fs.writeFileSync(file, m);
+      let placed = false;
+      for (const chain of [...chains, { tip: base, mails: [] as number[] }]) {
+        git(dir, 'checkout', '-q', '--detach', chain.tip);
+        try {
+          am(file);
+        } catch {
+          git(dir, 'am', '--abort');
+          continue;
+        }
+        if (!chains.includes(chain)) chains.push(chain);
+        chain.tip = git(dir, 'rev-parse', 'HEAD').trim();
+        chain.mails.push(i);
+        placed = true;
+        break;
+      }
+      fs.rmSync(file, { force: true });
+      if (!placed) throw new Error(`mail ${i} applies on no chain, nor on ${base} alone`);
+    }
+    return chains;
   } finally {
     git(root, 'worktree', 'remove', '--force', dir);
-    for (const f of files) fs.rmSync(f, { force: true });
   }
 }
 
