@@ -24,7 +24,9 @@ const configDependent = labels.robot.filter((l) => l.kind === 'config' || l.kind
 test(`the robot's configuration-dependent findings are reported at its file and line (${configDependent.length} labels)`, async () => {
   // The shared archives are always here; other lists' clones where KSERIES_ARCHIVES names them. The rate is of the labels
   // whose mails this machine holds, and says which it does not.
-  const robot = configDependent.filter((l) => held(archives, [...l.series, l.patch]));
+  // KSERIES_LABELS (files, comma-separated) runs only those labels again: no rate of the set then.
+  const only = process.env.KSERIES_LABELS?.split(',').filter(Boolean);
+  const robot = configDependent.filter((l) => held(archives, [...l.series, l.patch]) && (!only || only.includes(l.file)));
   const away = [...new Set(configDependent.filter((l) => !robot.includes(l)).map((l) => l.list))];
   if (away.length) console.log(`${configDependent.length - robot.length} labels left out: the archives of ${away.join(', ')} are not here (KSERIES_ARCHIVES)`);
   const misses: string[] = [];
@@ -50,7 +52,7 @@ test(`the robot's configuration-dependent findings are reported at its file and 
   }
   const rate = robot.length ? (100 * caught) / robot.length : 0;
   console.log(`robot's findings caught at file and line: ${caught} of ${robot.length} (${rate.toFixed(0)} %)${misses.length ? `\nmissed:\n  ${misses.join('\n  ')}` : ''}`);
-  if (!away.length) expect(robot.length).toBeGreaterThanOrEqual(15);
+  if (!away.length && !only) expect(robot.length).toBeGreaterThanOrEqual(15);
   expect(rate).toBeGreaterThanOrEqual(90);
 });
 
