@@ -5,7 +5,7 @@
 // from the text, before anything is built, so the builds of the other side can be planned with the rest.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Conditionals, declarationLines, identifiersIn, type Guard } from '../c-source/guards.js';
+import { Conditionals, configSymbolsIn, declarationLines, identifiersIn, type Guard } from '../c-source/guards.js';
 import { maskC } from '../c-source/text.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
 
@@ -38,7 +38,7 @@ export interface Sides {
    * that a header declares, never under a guard (no stub for the other side), with the changed line that calls them:
    * what link-deps.ts asks Kconfig about.
    */
-  calls?: { name: string; line: number }[];
+  calls?: { name: string; line: number; guards: string[] }[];
 }
 
 /** Reads the tree's headers once per range (the worktree at the range's tip). */
@@ -190,7 +190,9 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
     }
     names = next;
   }
-  const called = [...calls].filter(([n, c]) => c.plain && !own.has(n)).map(([name, c]) => ({ name, line: c.line }));
+  // The symbols a call's line is compiled under (its #if blocks, an IS_ENABLED() on the line): with them off, no call.
+  const guardsAt = (l: number) => [...new Set([...conditionals.at(l).flatMap((g) => g.symbols), ...configSymbolsIn(masked[l - 1] ?? '')])];
+  const called = [...calls].filter(([n, c]) => c.plain && !own.has(n)).map(([name, c]) => ({ name, line: c.line, guards: guardsAt(c.line) }));
   return { symbols: [...found].map(([symbol, why]) => ({ symbol, why })), wordSize, ...(called.length ? { calls: called } : {}) };
 }
 

@@ -13,7 +13,7 @@ const NAMES_PER_GREP = 200;
  * The warnings of the calls a file's changed lines make (config-sides.ts `calls`): each one's exporter, the symbols that
  * build it, and those the file's own build way does not imply, as a finding at the calling line.
  */
-export async function linkWarnings(root: string, tip: string, file: string, calls: { name: string; line: number }[], index: KconfigIndex, read: ReadText): Promise<string[]> {
+export async function linkWarnings(root: string, tip: string, file: string, calls: { name: string; line: number; guards: string[] }[], index: KconfigIndex, read: ReadText): Promise<string[]> {
   if (!calls.length) return [];
   const way = (await configSymbolsFor(file, read)) ?? [];
   if (!way.length) return [];
@@ -25,7 +25,8 @@ export async function linkWarnings(root: string, tip: string, file: string, call
     if (!from || from === file) continue;
     const needs = (await configSymbolsFor(from, read)) ?? [];
     const unmet: string[] = [];
-    for (const r of needs) if (!implied.has(r) && (await changeable(root, tip, r, read))) unmet.push(r);
+    // A call compiled only with the symbol on (`#ifdef CONFIG_I3C` around it) never meets it off.
+    for (const r of needs) if (!implied.has(r) && !c.guards.includes(r) && (await changeable(root, tip, r, read))) unmet.push(r);
     if (!unmet.length) continue;
     const names = unmet.map((r) => `CONFIG_${r}`).join(' and ');
     out.push(`${file}:${c.line}: warning: ${c.name}() is defined in ${from}, built only with ${names}, which CONFIG_${way[0]} neither depends on nor selects: with ${unmet.map((r) => `CONFIG_${r}=n`).join(' ')} the kernel does not link (undefined reference to \`${c.name}') [Kconfig]`);

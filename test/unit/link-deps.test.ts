@@ -14,7 +14,7 @@ const BUS_H = '#ifndef DEMO_BUS_H\n#define DEMO_BUS_H\nstruct demo_bus;\nint dem
 const STUBBED_H = '#ifdef CONFIG_DEMO_BUS\nint demo_bus_register(struct demo_bus *bus);\n#else\nstatic inline int demo_bus_register(struct demo_bus *bus) { return 0; }\n#endif\n#define module_demo_driver(d) module_driver(d, demo_bus_register)\n';
 const kconfig = (depends: string) => `config DEMO_BUS\n\ttristate "demo bus"\n\nconfig DEMO_DRV\n\ttristate "demo driver"\n${depends}\tdepends on I2C\n`;
 
-async function warningsFor(header: string, depends: string): Promise<string[]> {
+async function warningsFor(header: string, depends: string, use = 'module_demo_driver(drv);\n'): Promise<string[]> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-link-'));
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'K', GIT_AUTHOR_EMAIL: 'k@k.dev', GIT_COMMITTER_NAME: 'K', GIT_COMMITTER_EMAIL: 'k@k.dev' } });
   const files: Record<string, string> = {
@@ -34,7 +34,7 @@ async function warningsFor(header: string, depends: string): Promise<string[]> {
   git('init', '-q');
   git('add', '.');
   git('commit', '-qm', 'base');
-  fs.appendFileSync(path.join(root, 'drivers/demo/demo_drv.c'), '\nstatic struct demo_drv drv;\nmodule_demo_driver(drv);\n');
+  fs.appendFileSync(path.join(root, 'drivers/demo/demo_drv.c'), `\nstatic struct demo_drv drv;\n${use}`);
   git('commit', '-qam', 'use');
   const read = async (f: string) => {
     try {
@@ -60,4 +60,5 @@ test('a driver that depends on the symbol, or selects it, or a header with a stu
   expect(await warningsFor(BUS_H, '\tdepends on DEMO_BUS\n')).toEqual([]);
   expect(await warningsFor(BUS_H, '\tselect DEMO_BUS\n')).toEqual([]);
   expect(await warningsFor(STUBBED_H, '')).toEqual([]);
+  expect(await warningsFor(BUS_H, '', '#ifdef CONFIG_DEMO_BUS\nmodule_demo_driver(drv);\n#endif\n')).toEqual([]);
 });
