@@ -38,6 +38,17 @@ static inline int demo_always(int a) { return a; }
 #endif
 `;
 
+/** A scratch git repository: its folder, git in it, and a writer of its files. */
+function scratchRepo(): { root: string; git: (...args: string[]) => string; write: (file: string, text: string) => void } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-sides-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'K', GIT_AUTHOR_EMAIL: 'k@k.dev', GIT_COMMITTER_NAME: 'K', GIT_COMMITTER_EMAIL: 'k@k.dev' } });
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  };
+  return { root, git, write };
+}
+
 test('the #if blocks open at each line: nesting, #elif and #else, continued directives, and the symbols each tests', () => {
   const c = new Conditionals(HEADER);
   expect(c.at(4).map((g) => g.directive)).toEqual(['#ifndef _DEMO_PM_H']);
@@ -55,12 +66,7 @@ test('a declaration is a macro, a member, a prototype, an inline function or a t
 });
 
 test('the sides of a change: its own #if, members and functions declared on one side only, macros that drop an argument (followed through another macro), the word size', async () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-sides-'));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'K', GIT_AUTHOR_EMAIL: 'k@k.dev', GIT_COMMITTER_NAME: 'K', GIT_COMMITTER_EMAIL: 'k@k.dev' } });
-  const write = (f: string, t: string) => {
-    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
-    fs.writeFileSync(path.join(root, f), t);
-  };
+  const { root, git, write } = scratchRepo();
   write('include/linux/demo_pm.h', HEADER);
   const driver = (body: string) => `#include <linux/demo_pm.h>\n#include "local.h"\n\nstatic int probe(struct demo_pm_info *info)\n{\n${body}\treturn 0;\n}\n#ifdef CONFIG_DEMO_DEBUG\nstatic void dump(void) {}\n#endif\n`;
   write('drivers/demo/local.h', '#define LOCAL 1\n');
@@ -85,12 +91,7 @@ test('the sides of a change: its own #if, members and functions declared on one 
 });
 
 test("a name reached only through an #include under a guard is declared only on that side (bitfield.h through string.h's CONFIG_FORTIFY_SOURCE)", async () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-sides-'));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'K', GIT_AUTHOR_EMAIL: 'k@k.dev', GIT_COMMITTER_NAME: 'K', GIT_COMMITTER_EMAIL: 'k@k.dev' } });
-  const write = (f: string, t: string) => {
-    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
-    fs.writeFileSync(path.join(root, f), t);
-  };
+  const { root, git, write } = scratchRepo();
   write('include/linux/demo_string.h', '#ifdef CONFIG_DEMO_FORTIFY\n#include <linux/demo_fortify.h>\n#endif\n#include <linux/demo_plain.h>\n');
   write('include/linux/demo_fortify.h', '#include <linux/demo_bits.h>\n');
   write('include/linux/demo_bits.h', '#define DEMO_FIELD(m, v) ((v) & (m))\n');
