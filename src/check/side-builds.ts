@@ -116,11 +116,11 @@ export interface SideContext {
 }
 
 /**
- * The build of the other side: every symbol the objects' lines depend on set the other way from the host's .config
- * (on → off, off → on), with clang where the range is built with it, on i386 where a line depends on the word size
- * (x86-64 for the objects i386 cannot build). A
- * flip that switches an object off (the driver depends on CONFIG_OF) is given up for the others; one Kconfig does
- * not allow (a symbol selected by one the objects need) is named with why.
+ * The builds of the other side: every symbol the objects' lines depend on set the other way from the host's .config
+ * (on → off, off → on), on i386 with gcc (with debug information, for the libgcc calls), then on x86-64 with clang
+ * where the range is built with clang (else with gcc, for what i386 cannot build). A flip that switches an object
+ * off (the driver depends on CONFIG_OF) is given up for the others; one Kconfig does not allow (a symbol selected by
+ * one the objects need) is named with why.
  */
 export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[]; refused: string[] }> {
   const objects = ctx.objects;
