@@ -42,7 +42,7 @@ async function exportersOf(root: string, commit: string, names: string[]): Promi
     const batch = plain.slice(i, i + NAMES_PER_GREP);
     // One pass over the tree: "<commit>:<file>:EXPORT_SYMBOL_GPL(name" per export.
     const hits = await gitRaw(root, ['grep', '-o', '-E', `^EXPORT_SYMBOL[A-Z_]*\\((${batch.join('|')})\\b`, commit, '--', '*.c']).catch(() => '');
-    for (const m of hits.slice(0).matchAll(/^[^:\n]+:([^:\n]+):EXPORT_SYMBOL[A-Z_]*\(([A-Za-z_]\w*)$/gm)) if (!out.has(m[2]!)) out.set(m[2]!, m[1]!);
+    for (const m of hits.matchAll(/^[^:\n]+:([^:\n]+):EXPORT_SYMBOL[A-Z_]*\(([A-Za-z_]\w*)$/gm)) if (!out.has(m[2]!)) out.set(m[2]!, m[1]!);
   }
   return out;
 }
