@@ -333,8 +333,8 @@ export class KernelBuild {
    */
   /** The base configuration as reports name it: "x86_64 defconfig", "arm64 defconfig", or a .config file's name. */
   get baseName(): string {
-    const side = this.opts.side ? ` with ${[...this.opts.side.off.map((s) => `CONFIG_${s}=n`), ...this.opts.side.on.map((s) => `CONFIG_${s}=y`)].join(' ')}` : '';
-    return this.plainName + side;
+    const flips = this.opts.side ? [...this.opts.side.off.map((s) => `CONFIG_${s}=n`), ...this.opts.side.on.map((s) => `CONFIG_${s}=y`)] : [];
+    return this.plainName + (flips.length ? ` with ${flips.join(' ')}` : '');
   }
 
   private get plainName(): string {

@@ -269,6 +269,7 @@ async function placeObjects(opts: BuildOptions & { tree: KernelTree; tip: string
     read,
     env: opts.env,
     sideTarget: others.targets.some((t) => t.llvm) ? CLANG : HOST,
+    ...(opts.arches ? { arches: opts.arches } : {}),
     has: (o, arch) => placed.get(o)!.also.some((b) => b.target.arch === arch && !b.target.llvm),
     // A 32-bit side compiles with debug information: its calls to libgcc's 64-bit division are found at their line.
     make: (target, side, debugInfo) => new KernelBuild(tree, source, { ...opts, config: configOn(target, opts.config), target, sparse: false, ...(side ? { side } : {}), ...(debugInfo ? { debugInfo } : {}) }),

@@ -22,6 +22,23 @@ const WORD_SIZE = new Set(['64BIT', 'X86_64', 'X86_32', 'PHYS_ADDR_T_64BIT', 'AR
 /** Symbols of the compiler and the build itself: no configuration a bot draws sets them otherwise. */
 const FIXED = /^(CC_|GCC_|CLANG_|AS_|LD_|RUSTC_|TOOLS_|ARCH_|HAVE_|CPU_|MODULES$|KASAN|KCSAN|KMSAN|UBSAN|GCOV|LTO|CFI)/;
 
+/**
+ * Symbols that choose how the whole kernel is made (the preemption model, SMP, BUG(), lock debugging, tracing's
+ * instrumentation): a name a header defines one way per side of them (spin_lock(), BUG_ON()) means the same to the
+ * patch's lines either way. Flipped only where the patch's own lines sit under them, never for what they use.
+ */
+const WHOLE_KERNEL = /^(PREEMPT|SMP$|BUG$|GENERIC_BUG|IA32_EMULATION|X86_X32|RV$|RV_|TRACE_BRANCH_PROFILING|PROFILE_ALL_BRANCHES|DEBUG_(LOCK_ALLOC|SPINLOCK|MUTEXES|RT_MUTEXES|WW_MUTEX_SLOWPATH|RWSEMS|ATOMIC_SLEEP|OBJECTS|PREEMPT|BUGVERBOSE)$|LOCKDEP|PROVE_|LOCK_STAT|SYSFS$|MODULE_UNLOAD$|DYNAMIC_DEBUG_CORE$|MMU$|NUMA$|HIGHMEM|PARAVIRT|HOTPLUG_CPU$|TRACEPOINTS$|TRACING$|KALLSYMS$|PRINTK$)/;
+
+/**
+ * What makes a changed line mean something else on a 32-bit machine: a printk conversion of a long or a size_t (`%lu`
+ * of a size_t warns only where size_t is an unsigned int), and a division, which on a 64-bit operand calls libgcc's
+ * `__udivdi3` there, a helper the kernel does not link.
+ */
+const THIRTY_TWO_BIT: { why: string; test: (code: string, raw: string) => boolean }[] = [
+  { why: 'prints a long or a size_t', test: (_, raw) => /"[^"]*%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[lz][diouxX]/.test(raw) },
+  { why: 'divides', test: (code) => /[/%]|\bDIV_ROUND_(?:UP|CLOSEST|DOWN)\s*\(/.test(code) },
+];
+
 /** How deep a macro's body is followed to what it expands to (SIMPLE_DEV_PM_OPS → SET_SYSTEM_SLEEP_PM_OPS). */
 const MACRO_DEPTH = 2;
 
@@ -131,17 +148,27 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   const { lines, includes } = await changedLines(root, sha, file);
   const found = new Map<string, string>();
   let wordSize: string | undefined;
-  const add = (symbols: string[], why: string) => {
+  const add = (symbols: string[], why: string, own = false) => {
     for (const s of symbols) {
       if (WORD_SIZE.has(s)) wordSize ??= why;
-      else if (!FIXED.test(s) && !found.has(s)) found.set(s, why);
+      else if (!FIXED.test(s) && (own || !WHOLE_KERNEL.test(s)) && !found.has(s)) found.set(s, why);
     }
   };
   const conditionals = new Conditionals(text);
   const masked = maskC(text).split('\n');
-  for (const l of lines) for (const g of conditionals.at(l)) add(g.symbols, `${file}:${l} is under ${g.directive} (line ${g.line})`);
+  const raw = text.split('\n');
+  for (const l of lines) for (const g of conditionals.at(l)) add(g.symbols, `${file}:${l} is under ${g.directive} (line ${g.line})`, true);
+  if (file.endsWith('.c')) {
+    for (const l of lines) {
+      const hit = THIRTY_TWO_BIT.find((t) => t.test(masked[l - 1] ?? '', raw[l - 1] ?? ''));
+      if (hit) {
+        wordSize ??= `${file}:${l} ${hit.why}`;
+        break;
+      }
+    }
+  }
   if (includes) {
-    for (let l = 1; l <= masked.length; l++) for (const g of conditionals.at(l)) add(g.symbols, `${file} changes its #include lines; ${file}:${g.line} ${g.directive}`);
+    for (let l = 1; l <= masked.length; l++) for (const g of conditionals.at(l)) add(g.symbols, `${file} changes its #include lines; ${file}:${g.line} ${g.directive}`, true);
   }
   // What the changed lines use: declared only under a guard, or a macro that drops its argument on one side.
   const used = new Map<string, number>();

@@ -92,6 +92,8 @@ export interface PlanContext {
   build: boolean;
   /** Someone else's code (review): built under bubblewrap, in folders of its own. */
   sandbox?: boolean;
+  /** No builds of the other side of the symbols a patch's lines depend on (--no-sides). */
+  noSides?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 

@@ -107,6 +107,8 @@ export interface SideContext {
   /** The x86-64 build of the other side: clang where the range is built with clang too (its flow analysis warns of a
    * variable used uninitialized on one side only: nct6686's `wdt` with CONFIG_DYNAMIC_DEBUG), else the host's gcc. */
   sideTarget: Target;
+  /** The machines the check was asked to build for (--arches); undefined: none named, the sides choose. */
+  arches?: string[];
   /** Whether an object is built for a machine already (check --arches). */
   has: (object: string, arch: string) => boolean;
   /** A build for `target`, with the symbols of `side` flipped. */
@@ -147,12 +149,14 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   // A 32-bit build first, with gcc as 0-day's i386 configurations (clang's -Wformat is off in the kernel: a size_t
   // printed with %lu goes unsaid), the flips with it; then x86-64 with clang where the range is built with clang (its
   // flow analysis warns of a variable used uninitialized on one side only), else for what i386 cannot build.
+  // Asked for machines that leave i386 out (--arches x86_64), the sides keep to x86-64.
   const all = wanted;
-  for (const target of [I386, ctx.sideTarget]) {
+  const i386 = !ctx.arches?.length || ctx.arches.some((a) => a === 'all' || a === I386.arch);
+  for (const target of i386 ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
     if (!wanted.length) break;
     let flips = [...reasons.keys()];
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
-    for (let round = 0; round < SIDE_ROUNDS && (flips.length || target === I386); round++) {
+    for (let round = 0; round < SIDE_ROUNDS && (flips.length || (target === I386 && wordSize)); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
       const build = ctx.make(target, side, target === I386);
       // Not prepared here, where the range's tip is checked out: a patch that breaks a header asm-offsets.c includes
@@ -170,7 +174,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
       flips = flips.filter((f) => !blocking.includes(f) && !stuck.includes(f));
       done = undefined;
     }
-    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 ? [`a 32-bit build${wordSize ? `: ${wordSize}` : ', as 0-day\'s i386 configurations'}`] : []) });
+    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 && wordSize ? [`a 32-bit build: ${wordSize}`] : []) });
     wanted = target === I386 && ctx.sideTarget.llvm ? all : done ? [...done.left.keys()] : wanted;
   }
   return { builds, refused: [...new Set(refused)] };
@@ -182,6 +186,8 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
  * A driver of another platform needs none: its x86-64 build is already one off its platform.
  */
 export async function reachBuilds(ctx: SideContext): Promise<SideBuild[]> {
+  // Machines asked for by name are the builds asked for: no other.
+  if (ctx.arches?.length) return [];
   const byTarget = new Map<string, { target: Target; objects: string[] }>();
   for (const o of ctx.objects) {
     const ways = await buildWays(o.replace(/\.o$/, '.c'), ctx.read);

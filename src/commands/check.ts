@@ -64,7 +64,7 @@ export async function check(io: Io, g: GlobalOptions, a: CheckArgs): Promise<num
     dir = path.join(path.resolve(io.cwd, a.out ?? 'out'), rec.name, `v${rec.version}`);
   }
   if (a.dryRun) {
-    const planned = { tree, series: series?.name ?? `${base.slice(0, 12)}..${tip.slice(0, 12)}`, recipe, range: { base, tip }, config: a.config, compilers: a.compilers, arches: a.arches ?? recipeArches(g, io, recipe), kunit: kunitSpec(io, g, a.kunit, recipe), boot: a.boot, build: a.build, env: io.env };
+    const planned = { tree, series: series?.name ?? `${base.slice(0, 12)}..${tip.slice(0, 12)}`, recipe, range: { base, tip }, config: a.config, compilers: a.compilers, arches: a.arches ?? recipeArches(g, io, recipe), kunit: kunitSpec(io, g, a.kunit, recipe), boot: a.boot, build: a.build, noSides: a.sides === false, env: io.env };
     const plan = await planBuilds([planned]);
     if (g.json) printJson(io, plan);
     else for (const l of formatPlan(plan, os.homedir())) io.out(l);

@@ -39,9 +39,10 @@ test('two series with the same kunitconfig share one KUnit kernel; measure and t
   expect(kernels[0]!.why).toEqual(['kprobe-cold: KUnit on the base and the series, and the series without its fix', 'kprobe-post: KUnit on the base and the series']);
   expect(kernels[1]!.why).toEqual(["static-keys: how often each candidate's test runs, measured in the booted kernel", 'static-keys: the series booted under lockdep, its writers run']);
   expect(kernels.every((k) => k.holds.state === 'nothing' && k.objects === undefined)).toBe(true);
-  // Without clang here, the objects of every series are built by gcc for x86-64 alone, in one configuration's folders.
+  // Without clang here, the objects of every series are built by gcc for x86-64 in one configuration's folders, and
+  // on i386 where a patch's lines depend on a symbol flipped there (the other side).
   const objects = plan.builds.filter((b) => b.kind === 'objects');
-  expect(objects.map((o) => o.name)).toEqual(['x86_64 defconfig objects']);
+  expect(objects.map((o) => o.name)).toEqual(['x86_64 defconfig objects', 'i386 defconfig objects (the other side)']);
   expect(objects[0]!.why).toHaveLength(3);
   expect(formatPlan(plan).join('\n')).toContain('    for kprobe-cold, kprobe-post, static-keys: each patch\'s objects, built in order');
 });
@@ -49,7 +50,10 @@ test('two series with the same kunitconfig share one KUnit kernel; measure and t
 test('--no-build plans nothing; a check without a kunitconfig or a static key builds no kernel', async () => {
   const env = scratchCache();
   expect((await planBuilds([series(env, 'cocci', { build: false })])).builds).toEqual([]);
-  expect((await planBuilds([series(env, 'cocci')])).builds.map((b) => b.kind)).toEqual(['objects']);
+  expect((await planBuilds([series(env, 'cocci')])).builds.map((b) => b.kind)).toEqual(['objects', 'objects']);
+  // --no-sides and machines named without i386 plan no other side.
+  expect((await planBuilds([series(env, 'cocci', { noSides: true })])).builds.map((b) => b.name)).toEqual(['x86_64 defconfig objects']);
+  expect((await planBuilds([series(env, 'cocci', { arches: ['x86_64'] })])).builds.map((b) => b.name)).toEqual(['x86_64 defconfig objects']);
 });
 
 test('the ledger keeps the last cold and warm build of a folder, and of a whole run', async () => {

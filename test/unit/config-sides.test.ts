@@ -106,3 +106,23 @@ test("a name reached only through an #include under a guard is declared only on 
   expect(sides.symbols).toEqual([{ symbol: 'DEMO_FORTIFY', why: 'drivers/demo/demo.c:5 uses DEMO_FIELD, declared only under #include <linux/demo_fortify.h> under #ifdef CONFIG_DEMO_FORTIFY (include/linux/demo_string.h:2) (include/linux/demo_bits.h:1)' }]);
   fs.rmSync(root, { recursive: true, force: true });
 });
+
+test("a 32-bit build for a long printed or a division; the whole kernel's choices flipped only under the patch's own #if", async () => {
+  const { root, git, write } = scratchRepo();
+  write('include/linux/demo_lock.h', '#ifdef CONFIG_PREEMPT_RT\n#define demo_lock(l) rt_lock(l)\n#else\n#define demo_lock(l) raw_lock(l)\n#endif\n');
+  const driver = (body: string) => `#include <linux/demo_lock.h>\n\nint f(unsigned long long v, int *l)\n{\n${body}\treturn 0;\n}\n`;
+  write('drivers/demo/demo.c', driver(''));
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'base');
+  write('drivers/demo/demo.c', driver('\tdemo_lock(l);\n\tpr_debug("%d words\\n", 3);\n\tpr_debug("%zu bytes\\n", sizeof(v));\n'));
+  git('commit', '-qam', 'print');
+  const printed = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
+  expect(printed).toEqual({ symbols: [], wordSize: 'drivers/demo/demo.c:7 prints a long or a size_t' });
+  write('drivers/demo/demo.c', driver('#ifdef CONFIG_PREEMPT_RT\n\tv = DIV_ROUND_UP(v, 7);\n#endif\n'));
+  git('commit', '-qam', 'divide');
+  const divided = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
+  expect(divided.symbols.map((s) => s.symbol)).toEqual(['PREEMPT_RT']);
+  expect(divided.wordSize).toBe('drivers/demo/demo.c:6 divides');
+  fs.rmSync(root, { recursive: true, force: true });
+});

@@ -2,7 +2,7 @@
 // that are new against the step before, shown as the kernel test robot shows them.
 import { KernelBuild } from '../../build/builder.js';
 import { configLine } from '../../build/config-line.js';
-import { HOST, type Target } from '../../build/targets.js';
+import { HOST, I386, type Target } from '../../build/targets.js';
 import { configOn, otherBuilds, skipped } from '../builds.js';
 import type { KernelNeed } from '../../build/need.js';
 import { signed, type ObjectSize } from '../../object-code/sizes.js';
@@ -119,5 +119,9 @@ function objectBuilds(c: PlanContext): KernelNeed[] {
     const b = new KernelBuild(c.tree, c.tree.root, { config: configOn(target, c.config), target, sparse, sandbox: c.sandbox, distcc: false, env: c.env });
     return { dir: b.buildDir, kind: 'objects', name: `${b.baseName} objects${target.llvm ? ' (clang)' : ''}`, config: `${b.baseName} and the symbols each patch's objects need, ${b.compiler}`, why: `${c.series}: each patch's objects, built in order` };
   };
-  return [need(HOST, true), ...otherBuilds(c).targets.map((t) => need(t, false))];
+  const others = otherBuilds(c).targets;
+  // The other side of a patch's #ifs is built on i386 (side-builds.ts) unless the machines asked for leave it out; its
+  // folders are i386's, one per set of flipped symbols.
+  const side = !c.noSides && (!c.arches?.length || c.arches.includes(I386.arch)) && !others.some((t) => t.arch === I386.arch);
+  return [need(HOST, true), ...others.map((t) => need(t, false)), ...(side ? [{ ...need(I386, false), name: 'i386 defconfig objects (the other side)', why: `${c.series}: the objects again with the symbols their lines depend on flipped, where there are some` }] : [])];
 }
