@@ -460,9 +460,11 @@ export class KernelBuild {
       else (current ?? before).push(line);
     }
     for (const lines of byObject.values()) lines.unshift(...before);
+    // make went on past a failure (-k): an object it did not make (a rule missing for it alone) is not built either.
+    const made = (o: string) => res.code === 0 || fs.existsSync(path.join(this.dir, o));
     const results = objects.map((o) => {
       const messages = parseCompilerOutput(byObject.get(o)!.join('\n'), this.source);
-      return { object: o, ok: !messages.some((m) => m.level === 'error'), messages };
+      return { object: o, ok: !messages.some((m) => m.level === 'error') && made(o), messages };
     });
     // make failed without a compiler error of ours (a missing rule, say): no object can count as built.
     if (res.code !== 0 && results.every((r) => r.ok)) return results.map((r) => ({ ...r, ok: false }));

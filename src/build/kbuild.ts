@@ -447,6 +447,8 @@ export interface CompilerMessage {
 export function parseCompilerOutput(output: string, sourceRoot: string): CompilerMessage[] {
   const prefix = sourceRoot.endsWith('/') ? sourceRoot : `${sourceRoot}/`;
   const out: CompilerMessage[] = [];
+  /** The last message, while it is a header's and notes may follow it to the .c line that expands its macro. */
+  let inHeader: CompilerMessage | undefined;
   for (const raw of output.split('\n')) {
     const line = raw.split(prefix).join('');
     // kernel-doc, which W=1 runs on each object's source, prints no column: "phylink.c:1586: warning: Excess ...".
@@ -458,8 +460,12 @@ export function parseCompilerOutput(output: string, sourceRoot: string): Compile
     // with any change to the function, so the message that identifies the warning leaves it out.
     const o = m || d ? undefined : /^([^\s:]+\.o): (warning|error): objtool: (.*)$/.exec(line);
     if (o) out.push({ level: o[2] as 'warning' | 'error', file: o[1]!, line: 0, column: 0, message: o[3]!.replace(/\+0x[0-9a-f]+\b/g, ''), flag: 'objtool', text: line });
-    if (!m) continue;
-    out.push({ level: m[4] as 'warning' | 'error', file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : 0, message: m[5]!, flag: m[6], text: line });
+    if (m) out.push({ level: m[4] as 'warning' | 'error', file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : 0, message: m[5]!, flag: m[6], text: line });
+    if (m || d || o) inHeader = m && !m[1]!.endsWith('.c') ? out[out.length - 1] : undefined;
+    // A header's warning inside a macro that a .c file's line expands (pr_debug()'s format, checked in
+    // kern_levels.h's KERN_SOH): the finding is that line's, where gcc's last "in expansion of macro" note points.
+    const note = inHeader && /^([^\s:][^:]*\.c):(\d+):(\d+): note: in expansion of macro /.exec(line);
+    if (note) Object.assign(inHeader!, { file: note[1]!, line: Number(note[2]), column: Number(note[3]), text: `${note[1]}:${note[2]}:${note[3]}: ${inHeader!.level}: ${inHeader!.message}${inHeader!.flag ? ` [${inHeader!.flag}]` : ''}` });
   }
   return out;
 }

@@ -398,7 +398,10 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b }))));
     // A 32-bit build's object that calls libgcc's 64-bit division does not link ("undefined reference to `__udivdi3'",
     // 0-day's i386 configurations): an error of the call's line, beside the compiler's.
-    for (const r of made.flat()) if (r.ok && r.build.withDebugInfo) r.messages = [...r.messages, ...(await libgccErrors(path.join(r.build.buildDir, r.object), source))];
+    for (const r of made.flat()) {
+      const calls = r.ok && r.build.withDebugInfo ? await libgccErrors(path.join(r.build.buildDir, r.object), source) : [];
+      if (calls.length) Object.assign(r, { ok: false, messages: [...r.messages, ...calls] });
+    }
     return made.flat();
   };
   const named = (b: KernelBuild) => `${b.baseName}, ${b.compiler}`;

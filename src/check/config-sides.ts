@@ -14,6 +14,12 @@ export interface SideSymbol {
   symbol: string;
   /** "drivers/bus/x.c:120 uses usage_count, declared only under #ifdef CONFIG_PM (include/linux/pm.h:656)" */
   why: string;
+  /**
+   * Only because a name the lines use is defined one way per side (dev_dbg() with CONFIG_DYNAMIC_DEBUG): a difference
+   * for clang's flow analysis, built on x86-64; i386's gcc build keeps the host's value (with CONFIG_DYNAMIC_DEBUG gcc
+   * places a format warning of pr_debug() at `<command-line>`, not at the line).
+   */
+  flow?: boolean;
 }
 
 /** Symbols that choose the machine's word size: their other side is a 32-bit build, not a flipped symbol. */
@@ -30,14 +36,16 @@ const FIXED = /^(CC_|GCC_|CLANG_|AS_|LD_|RUSTC_|TOOLS_|ARCH_|HAVE_|CPU_|MODULES$
 const WHOLE_KERNEL = /^(PREEMPT|SMP$|BUG$|GENERIC_BUG|IA32_EMULATION|X86_X32|RV$|RV_|TRACE_BRANCH_PROFILING|PROFILE_ALL_BRANCHES|DEBUG_(LOCK_ALLOC|SPINLOCK|MUTEXES|RT_MUTEXES|WW_MUTEX_SLOWPATH|RWSEMS|ATOMIC_SLEEP|OBJECTS|PREEMPT|BUGVERBOSE)$|LOCKDEP|PROVE_|LOCK_STAT|SYSFS$|MODULE_UNLOAD$|DYNAMIC_DEBUG_CORE$|MMU$|NUMA$|HIGHMEM|PARAVIRT|HOTPLUG_CPU$|TRACEPOINTS$|TRACING$|KALLSYMS$|PRINTK$)/;
 
 /**
- * What makes a changed line mean something else on a 32-bit machine: a printk conversion of a long or a size_t (`%lu`
- * of a size_t warns only where size_t is an unsigned int), and a division, which on a 64-bit operand calls libgcc's
- * `__udivdi3` there, a helper the kernel does not link.
+ * A printk conversion of a long or a size_t: `%lu` of a size_t warns only on a 32-bit machine, where size_t is an
+ * unsigned int.
  */
-const THIRTY_TWO_BIT: { why: string; test: (code: string, raw: string) => boolean }[] = [
-  { why: 'prints a long or a size_t', test: (_, raw) => /"[^"]*%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[lz][diouxX]/.test(raw) },
-  { why: 'divides', test: (code) => /[/%]|\bDIV_ROUND_(?:UP|CLOSEST|DOWN)\s*\(/.test(code) },
-];
+const LONG_PRINTED = /"[^"]*%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[lz][diouxX]/;
+
+/**
+ * A division: on a 64-bit operand a 32-bit machine calls libgcc's `__udivdi3` for it, a helper the kernel does not
+ * link (clang always, gcc at -Os; gcc -O2 turns a division by a constant into a multiplication).
+ */
+const DIVIDES = /[/%]|\bDIV_ROUND_(?:UP|CLOSEST|DOWN)\s*\(/;
 
 /** How deep a macro's body is followed to what it expands to (SIMPLE_DEV_PM_OPS → SET_SYSTEM_SLEEP_PM_OPS). */
 const MACRO_DEPTH = 2;
@@ -48,8 +56,10 @@ const HEADERS_READ = 1500;
 export interface Sides {
   /** The symbols to flip, each with its first reason, in the order found. */
   symbols: SideSymbol[];
-  /** Why a 32-bit build is the other side too (a line under `#ifdef CONFIG_64BIT`), if it is. */
+  /** Why a 32-bit build is the other side too (a line under `#ifdef CONFIG_64BIT`, a size_t printed), if it is. */
   wordSize?: string;
+  /** The first changed line that divides: a 32-bit build at -Os (CONFIG_CC_OPTIMIZE_FOR_SIZE) shows its libgcc call. */
+  divides?: string;
   /**
    * The functions the changed lines call (themselves or through a macro: module_wmi_driver's __wmi_driver_register)
    * that a header declares, never under a guard (no stub for the other side), with the changed line that calls them:
@@ -146,33 +156,32 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   const text = await readAtCommit(root, sha, file);
   if (text === undefined) return { symbols: [] };
   const { lines, includes } = await changedLines(root, sha, file);
-  const found = new Map<string, string>();
+  const found = new Map<string, SideSymbol>();
   let wordSize: string | undefined;
-  const add = (symbols: string[], why: string, own = false) => {
+  const add = (symbols: string[], why: string, own = false, flow = false) => {
     for (const s of symbols) {
       if (WORD_SIZE.has(s)) wordSize ??= why;
-      else if (!FIXED.test(s) && (own || !WHOLE_KERNEL.test(s)) && !found.has(s)) found.set(s, why);
+      else if (FIXED.test(s) || (!own && WHOLE_KERNEL.test(s))) continue;
+      else if (!found.has(s)) found.set(s, { symbol: s, why, ...(flow ? { flow } : {}) });
+      else if (!flow) delete found.get(s)!.flow;
     }
   };
   const conditionals = new Conditionals(text);
   const masked = maskC(text).split('\n');
   const raw = text.split('\n');
+  // A changed line's code: an #include line names a file, not what the line uses (`<linux/i2c.h>` neither divides nor
+  // uses i2c).
+  const code = (l: number) => (/^\s*#\s*include\b/.test(masked[l - 1] ?? '') ? '' : (masked[l - 1] ?? ''));
   for (const l of lines) for (const g of conditionals.at(l)) add(g.symbols, `${file}:${l} is under ${g.directive} (line ${g.line})`, true);
-  if (file.endsWith('.c')) {
-    for (const l of lines) {
-      const hit = THIRTY_TWO_BIT.find((t) => t.test(masked[l - 1] ?? '', raw[l - 1] ?? ''));
-      if (hit) {
-        wordSize ??= `${file}:${l} ${hit.why}`;
-        break;
-      }
-    }
-  }
+  const printing = file.endsWith('.c') ? lines.find((l) => LONG_PRINTED.test(raw[l - 1] ?? '')) : undefined;
+  if (printing) wordSize ??= `${file}:${printing} prints a long or a size_t`;
+  const dividing = file.endsWith('.c') ? lines.find((l) => DIVIDES.test(code(l))) : undefined;
   if (includes) {
     for (let l = 1; l <= masked.length; l++) for (const g of conditionals.at(l)) add(g.symbols, `${file} changes its #include lines; ${file}:${g.line} ${g.directive}`, true);
   }
   // What the changed lines use: declared only under a guard, or a macro that drops its argument on one side.
   const used = new Map<string, number>();
-  for (const l of lines) for (const id of identifiersIn(masked[l - 1] ?? '')) if (!used.has(id)) used.set(id, l);
+  for (const l of lines) for (const id of identifiersIn(code(l))) if (!used.has(id)) used.set(id, l);
   const sources = [{ file, masked: masked.join('\n'), conditionals, via: undefined as Guard | undefined }, ...[...headers.closure(file, text)].flatMap(([h, via]) => {
     const r = headers.read(h);
     return r ? [{ file: h, ...r, via }] : [];
@@ -183,6 +192,11 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   /** The macro a name was reached through. */
   const through = new Map<string, string>();
   const own = new Set<string>();
+  /**
+   * Names reached through a macro defined one way per side (what dev_dbg() expands to with CONFIG_DYNAMIC_DEBUG): a
+   * side of theirs is the macro's, a difference for flow analysis only.
+   */
+  const perSide = new Set<string>();
   for (let depth = 0; depth <= MACRO_DEPTH && names.length; depth++) {
     const next: string[] = [];
     const decls = new Map<string, { file: string; line: number; guards: Guard[]; body: string }[]>();
@@ -202,13 +216,15 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
       const where = used.get(name);
       const line = `${file}:${where} uses ${name}${through.has(name) ? ` through ${through.get(name)}` : ''}`;
       const side = sideOfDeclarations(list, depth === 0);
-      if (side) add(side.symbols, `${line}, ${side.why}`);
+      if (side) add(side.symbols, `${line}, ${side.why}`, false, side.flow || perSide.has(name));
+      const sided = perSide.has(name) || list.every((d) => d.guards.length > 0);
       // A macro's body: what it expands to may be what a side changes.
       for (const d of list) {
         for (const id of expandsTo(d.body)) {
           if (followed.has(id)) continue;
           followed.add(id);
           next.push(id);
+          if (sided) perSide.add(id);
           // What a macro expands to is called from the line that uses the macro.
           used.set(id, where!);
           through.set(id, name);
@@ -220,7 +236,7 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   // The symbols a call's line is compiled under (its #if blocks, an IS_ENABLED() on the line): with them off, no call.
   const guardsAt = (l: number) => [...new Set([...conditionals.at(l).flatMap((g) => g.symbols), ...configSymbolsIn(masked[l - 1] ?? '')])];
   const called = [...calls].filter(([n, c]) => c.plain && !own.has(n)).map(([name, c]) => ({ name, line: c.line, guards: guardsAt(c.line) }));
-  return { symbols: [...found].map(([symbol, why]) => ({ symbol, why })), wordSize, ...(called.length ? { calls: called } : {}) };
+  return { symbols: [...found.values()], wordSize, ...(dividing ? { divides: `${file}:${dividing} divides` } : {}), ...(called.length ? { calls: called } : {}) };
 }
 
 /**
@@ -229,7 +245,7 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
  * NULL without CONFIG_OF: the table it names goes unused), or (`direct`: the changed lines use it, not a macro
  * they use) defined differently on each side.
  */
-function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[], direct: boolean): { symbols: string[]; why: string } | undefined {
+function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[], direct: boolean): { symbols: string[]; why: string; flow?: boolean } | undefined {
   if (!list.length || list.some((d) => d.guards.length === 0)) return undefined;
   const inner = list.map((d) => d.guards[d.guards.length - 1]!);
   const first = list[0]!;
@@ -244,7 +260,7 @@ function sideOfDeclarations(list: { file: string; line: number; guards: Guard[];
   if (dropping) return { symbols, why: `a macro that drops its argument under ${dropping.guards[dropping.guards.length - 1]!.directive} (${dropping.file}:${dropping.line})` };
   // A name the changed lines use themselves, defined one way on each side (dev_dbg() with and without
   // CONFIG_DYNAMIC_DEBUG: clang's flow analysis sees a use only in one of them).
-  if (direct) return { symbols, why: `defined one way under ${inner[0]!.directive} and another way otherwise (${at})` };
+  if (direct) return { symbols, why: `defined one way under ${inner[0]!.directive} and another way otherwise (${at})`, flow: true };
   return undefined;
 }
 

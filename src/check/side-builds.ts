@@ -16,6 +16,9 @@ import { HeaderReader, sidesOf, type Sides } from './config-sides.js';
 /** The machines a COMPILE_TEST driver of x86 is built for, the first installed that is not its platform. */
 const REACH = ['riscv', 'arm64'];
 
+/** The choice of optimization for size (-Os), set on the i386 side of a line that divides. */
+const OPTIMIZE_FOR_SIZE = ['CC_OPTIMIZE_FOR_PERFORMANCE', 'CC_OPTIMIZE_FOR_SIZE'];
+
 /** How many times a side is configured again without the flips that switched an object off. */
 const SIDE_ROUNDS = 3;
 
@@ -51,7 +54,7 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
       for (const o of to) {
         const was = out.get(o) ?? { symbols: [] };
         const known = new Set(was.symbols.map((s) => s.symbol));
-        out.set(o, { symbols: [...was.symbols, ...sides.symbols.filter((s) => !known.has(s.symbol))], wordSize: was.wordSize ?? sides.wordSize });
+        out.set(o, { symbols: [...was.symbols, ...sides.symbols.filter((s) => !known.has(s.symbol))], wordSize: was.wordSize ?? sides.wordSize, divides: was.divides ?? sides.divides });
       }
     }
   }
@@ -129,14 +132,23 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   if (!objects.length) return { builds: [], refused: [] };
   const set = await ctx.host.setNow();
   const reasons = new Map<string, string>();
-  for (const o of objects) for (const s of (ctx.sides.get(o)?.symbols ?? [])) if (!reasons.has(s.symbol)) reasons.set(s.symbol, s.why);
+  const flowOnly = new Set<string>();
+  for (const o of objects) {
+    for (const s of ctx.sides.get(o)?.symbols ?? []) {
+      if (!reasons.has(s.symbol) && s.flow) flowOnly.add(s.symbol);
+      else if (!s.flow) flowOnly.delete(s.symbol);
+      if (!reasons.has(s.symbol)) reasons.set(s.symbol, s.why);
+    }
+  }
   const wordSize = objects.map((o) => ctx.sides.get(o)?.wordSize).find(Boolean);
+  const divides = objects.map((o) => ctx.sides.get(o)?.divides).find(Boolean);
   const refused: string[] = [];
   const builds: SideBuild[] = [];
   // A flip an object's own Makefile line needs (watchdog_pretimeout.o and CONFIG_WATCHDOG_PRETIMEOUT_GOV) leaves that
   // object out of the side; a flip every object it concerns needs is given up.
   const needs = new Map<string, string[]>();
-  for (const o of objects) needs.set(o, (await configSymbolsFor(o.replace(/\.o$/, '.c'), ctx.read, set)) ?? []);
+  // What the Makefile line needs and what that needs in turn (SENSORS_INA233 → PMBUS → I2C).
+  for (const o of objects) needs.set(o, [...new Set(((await configSymbolsFor(o.replace(/\.o$/, '.c'), ctx.read, set)) ?? []).flatMap((s) => [s, ...ctx.index.implied(s)]))]);
   // Only a flip to off can take away what an object needs; one to on (what only the other side builds) brings it.
   for (const f of [...reasons.keys()].filter((x) => set.has(x))) {
     const concerned = objects.filter((o) => (ctx.sides.get(o)?.symbols ?? []).some((x) => x.symbol === f));
@@ -154,9 +166,12 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   const i386 = !ctx.arches?.length || ctx.arches.some((a) => a === 'all' || a === I386.arch);
   for (const target of i386 ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
     if (!wanted.length) break;
-    let flips = [...reasons.keys()];
+    // A line that divides: i386 at -Os, where gcc calls libgcc for a 64-bit division by a constant as clang does.
+    const size = target === I386 && divides ? OPTIMIZE_FOR_SIZE : [];
+    for (const s of size) reasons.set(s, `${divides}: at -Os gcc calls libgcc for a 64-bit division, as clang does at -O2`);
+    let flips = [...reasons.keys()].filter((s) => (target === I386 ? !flowOnly.has(s) : !OPTIMIZE_FOR_SIZE.includes(s)));
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
-    for (let round = 0; round < SIDE_ROUNDS && (flips.length || (target === I386 && wordSize)); round++) {
+    for (let round = 0; round < SIDE_ROUNDS && (flips.length || (target === I386 && (wordSize || divides))); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
       const build = ctx.make(target, side, target === I386);
       // Not prepared here, where the range's tip is checked out: a patch that breaks a header asm-offsets.c includes
@@ -174,7 +189,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
       flips = flips.filter((f) => !blocking.includes(f) && !stuck.includes(f));
       done = undefined;
     }
-    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 && wordSize ? [`a 32-bit build: ${wordSize}`] : []) });
+    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 && (wordSize || divides) ? [`a 32-bit build: ${wordSize ?? divides}`] : []) });
     wanted = target === I386 && ctx.sideTarget.llvm ? all : done ? [...done.left.keys()] : wanted;
   }
   return { builds, refused: [...new Set(refused)] };

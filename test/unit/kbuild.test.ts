@@ -198,3 +198,21 @@ test('new warnings are matched by file, message and flag, not by line', () => {
     'include/x.h:9:1: warning: unused variable ‘v’ [-Wunused-variable]',
   ]);
 });
+
+test("a header's warning inside a macro a .c line expands is that line's (pr_debug()'s format, gcc 12)", () => {
+  const out = [
+    'In file included from /src/include/asm-generic/bug.h:22,',
+    '/src/include/linux/kern_levels.h:5:25: warning: format ‘%lu’ expects argument of type ‘long unsigned int’, but argument 5 has type ‘size_t’ {aka ‘unsigned int’} [-Wformat=]',
+    '    5 | #define KERN_SOH        "\\001"',
+    '/src/include/linux/printk.h:135:25: note: in definition of macro ‘no_printk’',
+    '/src/include/linux/kern_levels.h:15:25: note: in expansion of macro ‘KERN_SOH’',
+    '/src/drivers/demo/lamp.c:12:9: note: in expansion of macro ‘DEMO_DEBUG’',
+    '/src/drivers/demo/lamp.c:669:9: note: in expansion of macro ‘pr_debug’',
+    '/src/drivers/demo/lamp.c:700:1: warning: no previous prototype for ‘f’ [-Wmissing-prototypes]',
+    '/src/drivers/demo/lamp.c:701:9: note: in expansion of macro ‘pr_debug’',
+  ].join('\n');
+  expect(parseCompilerOutput(out, '/src').map((m) => m.text)).toEqual([
+    "drivers/demo/lamp.c:669:9: warning: format ‘%lu’ expects argument of type ‘long unsigned int’, but argument 5 has type ‘size_t’ {aka ‘unsigned int’} [-Wformat=]",
+    'drivers/demo/lamp.c:700:1: warning: no previous prototype for ‘f’ [-Wmissing-prototypes]',
+  ]);
+});
