@@ -461,7 +461,10 @@ export function parseCompilerOutput(output: string, sourceRoot: string): Compile
     const o = m || d ? undefined : /^([^\s:]+\.o): (warning|error): objtool: (.*)$/.exec(line);
     if (o) out.push({ level: o[2] as 'warning' | 'error', file: o[1]!, line: 0, column: 0, message: o[3]!.replace(/\+0x[0-9a-f]+\b/g, ''), flag: 'objtool', text: line });
     if (m) out.push({ level: m[4] as 'warning' | 'error', file: m[1]!, line: Number(m[2]), column: m[3] ? Number(m[3]) : 0, message: m[5]!, flag: m[6], text: line });
-    if (m || d || o) inHeader = m && !m[1]!.endsWith('.c') ? out[out.length - 1] : undefined;
+    // A macro of the command line's (KBUILD_MODNAME in pr_fmt(), with CONFIG_DYNAMIC_DEBUG): no line of its own.
+    const c = m || d || o ? undefined : /^<command-line>: (warning|error): (.*?)(?: \[(-W[^\]]+)\])?$/.exec(line);
+    if (c) out.push({ level: c[1] as 'warning' | 'error', file: '<command-line>', line: 0, column: 0, message: c[2]!, flag: c[3], text: line });
+    if (m || d || o || c) inHeader = c || (m && !m[1]!.endsWith('.c')) ? out[out.length - 1] : undefined;
     // A header's warning inside a macro that a .c file's line expands (pr_debug()'s format, checked in
     // kern_levels.h's KERN_SOH): the finding is that line's, where gcc's last "in expansion of macro" note points.
     const note = inHeader && /^([^\s:][^:]*\.c):(\d+):(\d+): note: in expansion of macro /.exec(line);

@@ -14,12 +14,6 @@ export interface SideSymbol {
   symbol: string;
   /** "drivers/bus/x.c:120 uses usage_count, declared only under #ifdef CONFIG_PM (include/linux/pm.h:656)" */
   why: string;
-  /**
-   * Only because a name the lines use is defined one way per side (dev_dbg() with CONFIG_DYNAMIC_DEBUG): a difference
-   * for clang's flow analysis, built on x86-64; i386's gcc build keeps the host's value (with CONFIG_DYNAMIC_DEBUG gcc
-   * places a format warning of pr_debug() at `<command-line>`, not at the line).
-   */
-  flow?: boolean;
 }
 
 /** Symbols that choose the machine's word size: their other side is a 32-bit build, not a flipped symbol. */
@@ -158,12 +152,10 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   const { lines, includes } = await changedLines(root, sha, file);
   const found = new Map<string, SideSymbol>();
   let wordSize: string | undefined;
-  const add = (symbols: string[], why: string, own = false, flow = false) => {
+  const add = (symbols: string[], why: string, own = false) => {
     for (const s of symbols) {
       if (WORD_SIZE.has(s)) wordSize ??= why;
-      else if (FIXED.test(s) || (!own && WHOLE_KERNEL.test(s))) continue;
-      else if (!found.has(s)) found.set(s, { symbol: s, why, ...(flow ? { flow } : {}) });
-      else if (!flow) delete found.get(s)!.flow;
+      else if (!FIXED.test(s) && (own || !WHOLE_KERNEL.test(s)) && !found.has(s)) found.set(s, { symbol: s, why });
     }
   };
   const conditionals = new Conditionals(text);
@@ -192,11 +184,6 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   /** The macro a name was reached through. */
   const through = new Map<string, string>();
   const own = new Set<string>();
-  /**
-   * Names reached through a macro defined one way per side (what dev_dbg() expands to with CONFIG_DYNAMIC_DEBUG): a
-   * side of theirs is the macro's, a difference for flow analysis only.
-   */
-  const perSide = new Set<string>();
   for (let depth = 0; depth <= MACRO_DEPTH && names.length; depth++) {
     const next: string[] = [];
     const decls = new Map<string, { file: string; line: number; guards: Guard[]; body: string }[]>();
@@ -216,15 +203,13 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
       const where = used.get(name);
       const line = `${file}:${where} uses ${name}${through.has(name) ? ` through ${through.get(name)}` : ''}`;
       const side = sideOfDeclarations(list, depth === 0);
-      if (side) add(side.symbols, `${line}, ${side.why}`, false, side.flow || perSide.has(name));
-      const sided = perSide.has(name) || list.every((d) => d.guards.length > 0);
+      if (side) add(side.symbols, `${line}, ${side.why}`);
       // A macro's body: what it expands to may be what a side changes.
       for (const d of list) {
         for (const id of expandsTo(d.body)) {
           if (followed.has(id)) continue;
           followed.add(id);
           next.push(id);
-          if (sided) perSide.add(id);
           // What a macro expands to is called from the line that uses the macro.
           used.set(id, where!);
           through.set(id, name);
@@ -245,7 +230,7 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
  * NULL without CONFIG_OF: the table it names goes unused), or (`direct`: the changed lines use it, not a macro
  * they use) defined differently on each side.
  */
-function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[], direct: boolean): { symbols: string[]; why: string; flow?: boolean } | undefined {
+function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[], direct: boolean): { symbols: string[]; why: string } | undefined {
   if (!list.length || list.some((d) => d.guards.length === 0)) return undefined;
   const inner = list.map((d) => d.guards[d.guards.length - 1]!);
   const first = list[0]!;
@@ -260,7 +245,7 @@ function sideOfDeclarations(list: { file: string; line: number; guards: Guard[];
   if (dropping) return { symbols, why: `a macro that drops its argument under ${dropping.guards[dropping.guards.length - 1]!.directive} (${dropping.file}:${dropping.line})` };
   // A name the changed lines use themselves, defined one way on each side (dev_dbg() with and without
   // CONFIG_DYNAMIC_DEBUG: clang's flow analysis sees a use only in one of them).
-  if (direct) return { symbols, why: `defined one way under ${inner[0]!.directive} and another way otherwise (${at})`, flow: true };
+  if (direct) return { symbols, why: `defined one way under ${inner[0]!.directive} and another way otherwise (${at})` };
   return undefined;
 }
 

@@ -132,14 +132,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   if (!objects.length) return { builds: [], refused: [] };
   const set = await ctx.host.setNow();
   const reasons = new Map<string, string>();
-  const flowOnly = new Set<string>();
-  for (const o of objects) {
-    for (const s of ctx.sides.get(o)?.symbols ?? []) {
-      if (!reasons.has(s.symbol) && s.flow) flowOnly.add(s.symbol);
-      else if (!s.flow) flowOnly.delete(s.symbol);
-      if (!reasons.has(s.symbol)) reasons.set(s.symbol, s.why);
-    }
-  }
+  for (const o of objects) for (const s of (ctx.sides.get(o)?.symbols ?? [])) if (!reasons.has(s.symbol)) reasons.set(s.symbol, s.why);
   const wordSize = objects.map((o) => ctx.sides.get(o)?.wordSize).find(Boolean);
   const divides = objects.map((o) => ctx.sides.get(o)?.divides).find(Boolean);
   const refused: string[] = [];
@@ -169,7 +162,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
     // A line that divides: i386 at -Os, where gcc calls libgcc for a 64-bit division by a constant as clang does.
     const size = target === I386 && divides ? OPTIMIZE_FOR_SIZE : [];
     for (const s of size) reasons.set(s, `${divides}: at -Os gcc calls libgcc for a 64-bit division, as clang does at -O2`);
-    let flips = [...reasons.keys()].filter((s) => (target === I386 ? !flowOnly.has(s) : !OPTIMIZE_FOR_SIZE.includes(s)));
+    let flips = [...reasons.keys()].filter((s) => target === I386 || !OPTIMIZE_FOR_SIZE.includes(s));
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
     for (let round = 0; round < SIDE_ROUNDS && (flips.length || (target === I386 && (wordSize || divides))); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };

@@ -34,7 +34,9 @@ function otherSeries(tree: KernelTree, env: NodeJS.ProcessEnv): PlannedSeries[] 
   return [
     // measure, static-keys, static-key, check, cocci, split, distcc, kprobe-analyze: npm start's builds, and:
     { ...check, series: 'static-key --config FILE', config, boot: false },
-    // review in the sandbox: an x86 series (review.test) and an arm64 patch (bots-build.test), built for arm64.
+    // review in the sandbox: an x86 series (review.test; the other side of its lines on i386) and an arm64 patch
+    // (bots-build.test), built for arm64.
+    { ...check, series: 'review (sandboxed)', sandbox: true },
     { ...check, series: 'review (sandboxed)', sandbox: true, arches: ['arm64'] },
     // The bots' machines: i386 and every cross compiler here; a board's defconfig is chosen by a patch's path.
     { ...check, series: 'bots-build --arches all', arches: ['all'] },

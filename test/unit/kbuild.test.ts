@@ -199,7 +199,7 @@ test('new warnings are matched by file, message and flag, not by line', () => {
   ]);
 });
 
-test("a header's warning inside a macro a .c line expands is that line's (pr_debug()'s format, gcc 12)", () => {
+test("a header's or the command line's warning inside a macro a .c line expands is that line's (pr_debug()'s format, gcc 12)", () => {
   const out = [
     'In file included from /src/include/asm-generic/bug.h:22,',
     '/src/include/linux/kern_levels.h:5:25: warning: format ‘%lu’ expects argument of type ‘long unsigned int’, but argument 5 has type ‘size_t’ {aka ‘unsigned int’} [-Wformat=]',
@@ -210,9 +210,15 @@ test("a header's warning inside a macro a .c line expands is that line's (pr_deb
     '/src/drivers/demo/lamp.c:669:9: note: in expansion of macro ‘pr_debug’',
     '/src/drivers/demo/lamp.c:700:1: warning: no previous prototype for ‘f’ [-Wmissing-prototypes]',
     '/src/drivers/demo/lamp.c:701:9: note: in expansion of macro ‘pr_debug’',
+    // With CONFIG_DYNAMIC_DEBUG the format is checked in pr_fmt()'s KBUILD_MODNAME, a macro of the command line.
+    '<command-line>: warning: format ‘%lu’ expects argument of type ‘long unsigned int’, but argument 6 has type ‘size_t’ {aka ‘unsigned int’} [-Wformat=]',
+    '<command-line>: note: in definition of macro ‘KBUILD_MODNAME’',
+    '/src/include/linux/dynamic_debug.h:224:29: note: in expansion of macro ‘pr_fmt’',
+    '/src/drivers/demo/lamp.c:720:9: note: in expansion of macro ‘pr_debug’',
   ].join('\n');
   expect(parseCompilerOutput(out, '/src').map((m) => m.text)).toEqual([
     "drivers/demo/lamp.c:669:9: warning: format ‘%lu’ expects argument of type ‘long unsigned int’, but argument 5 has type ‘size_t’ {aka ‘unsigned int’} [-Wformat=]",
     'drivers/demo/lamp.c:700:1: warning: no previous prototype for ‘f’ [-Wmissing-prototypes]',
+    "drivers/demo/lamp.c:720:9: warning: format ‘%lu’ expects argument of type ‘long unsigned int’, but argument 6 has type ‘size_t’ {aka ‘unsigned int’} [-Wformat=]",
   ]);
 });
