@@ -38,15 +38,16 @@ static inline int demo_always(int a) { return a; }
 #endif
 `;
 
-/** A scratch git repository: its folder, git in it, and a writer of its files. */
-function scratchRepo(): { root: string; git: (...args: string[]) => string; write: (file: string, text: string) => void } {
+/** A scratch git repository: its folder, git in it, a writer of its files, and its first commit of what is written. */
+function scratchRepo(): { root: string; git: (...args: string[]) => string; write: (file: string, text: string) => void; base: () => void } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kseries-sides-'));
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'K', GIT_AUTHOR_EMAIL: 'k@k.dev', GIT_COMMITTER_NAME: 'K', GIT_COMMITTER_EMAIL: 'k@k.dev' } });
   const write = (file: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), text);
   };
-  return { root, git, write };
+  const base = () => ['init -q', 'add .', 'commit -qm base'].forEach((c) => git(...c.split(' ')));
+  return { root, git, write, base };
 }
 
 test('the #if blocks open at each line: nesting, #elif and #else, continued directives, and the symbols each tests', () => {
@@ -66,14 +67,12 @@ test('a declaration is a macro, a member, a prototype, an inline function or a t
 });
 
 test('the sides of a change: its own #if, members and functions declared on one side only, macros that drop an argument (followed through another macro), the word size', async () => {
-  const { root, git, write } = scratchRepo();
+  const { root, git, write, base } = scratchRepo();
   write('include/linux/demo_pm.h', HEADER);
   const driver = (body: string) => `#include <linux/demo_pm.h>\n#include "local.h"\n\nstatic int probe(struct demo_pm_info *info)\n{\n${body}\treturn 0;\n}\n#ifdef CONFIG_DEMO_DEBUG\nstatic void dump(void) {}\n#endif\n`;
   write('drivers/demo/local.h', '#define LOCAL 1\n');
   write('drivers/demo/demo.c', driver(''));
-  git('init', '-q');
-  git('add', '.');
-  git('commit', '-qm', 'base');
+  base();
   write('drivers/demo/demo.c', driver('\tpr_info("%d", atomic_read(&info->usage_count));\n\tinfo->can_wakeup = demo_always(DEMO_WORD);\n\tconst void *m = demo_match_ptr(table);\n\tDEMO_PM_OPS(ops, a, b);\n'));
   git('commit', '-qam', 'use');
   const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
@@ -91,15 +90,13 @@ test('the sides of a change: its own #if, members and functions declared on one 
 });
 
 test("a name reached only through an #include under a guard is declared only on that side (bitfield.h through string.h's CONFIG_FORTIFY_SOURCE)", async () => {
-  const { root, git, write } = scratchRepo();
+  const { root, git, write, base } = scratchRepo();
   write('include/linux/demo_string.h', '#ifdef CONFIG_DEMO_FORTIFY\n#include <linux/demo_fortify.h>\n#endif\n#include <linux/demo_plain.h>\n');
   write('include/linux/demo_fortify.h', '#include <linux/demo_bits.h>\n');
   write('include/linux/demo_bits.h', '#define DEMO_FIELD(m, v) ((v) & (m))\n');
   write('include/linux/demo_plain.h', '#define DEMO_PLAIN(v) (v)\n');
   write('drivers/demo/demo.c', '#include <linux/demo_string.h>\n\nint f(int v)\n{\n\treturn v;\n}\n');
-  git('init', '-q');
-  git('add', '.');
-  git('commit', '-qm', 'base');
+  base();
   write('drivers/demo/demo.c', '#include <linux/demo_string.h>\n\nint f(int v)\n{\n\treturn DEMO_FIELD(3, DEMO_PLAIN(v));\n}\n');
   git('commit', '-qam', 'use');
   const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
@@ -108,13 +105,11 @@ test("a name reached only through an #include under a guard is declared only on 
 });
 
 test("a 32-bit build for a long printed or a division; the whole kernel's choices flipped only under the patch's own #if", async () => {
-  const { root, git, write } = scratchRepo();
+  const { root, git, write, base } = scratchRepo();
   write('include/linux/demo_lock.h', '#ifdef CONFIG_PREEMPT_RT\n#define demo_lock(l) rt_lock(l)\n#else\n#define demo_lock(l) raw_lock(l)\n#endif\n');
   const driver = (body: string) => `#include <linux/demo_lock.h>\n\nint f(unsigned long long v, int *l)\n{\n${body}\treturn 0;\n}\n`;
   write('drivers/demo/demo.c', driver(''));
-  git('init', '-q');
-  git('add', '.');
-  git('commit', '-qm', 'base');
+  base();
   write('drivers/demo/demo.c', driver('\tdemo_lock(l);\n\tpr_debug("%d words\\n", 3);\n\tpr_debug("%zu bytes\\n", sizeof(v));\n'));
   git('commit', '-qam', 'print');
   const printed = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
