@@ -110,7 +110,7 @@ export interface SideContext {
   /** The x86-64 build of the other side: clang where the range is built with clang too (its flow analysis warns of a
    * variable used uninitialized on one side only: nct6686's `wdt` with CONFIG_DYNAMIC_DEBUG), else the host's gcc. */
   sideTarget: Target;
-  /** The machines the check was asked to build for (--arches); undefined: none named, the sides choose. */
+  /** The machines the check was asked to build for (--arches; [] for `--arches x86_64`); undefined: none named. */
   arches?: string[];
   /** Whether an object is built for a machine already (check --arches). */
   has: (object: string, arch: string) => boolean;
@@ -156,7 +156,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   // flow analysis warns of a variable used uninitialized on one side only), else for what i386 cannot build.
   // Asked for machines that leave i386 out (--arches x86_64), the sides keep to x86-64.
   const all = wanted;
-  const i386 = !ctx.arches?.length || ctx.arches.some((a) => a === 'all' || a === I386.arch);
+  const i386 = ctx.arches === undefined || ctx.arches.some((a) => a === 'all' || a === I386.arch);
   for (const target of i386 ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
     if (!wanted.length) break;
     // A line that divides: i386 at -Os, where gcc calls libgcc for a 64-bit division by a constant as clang does.
@@ -195,7 +195,7 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
  */
 export async function reachBuilds(ctx: SideContext): Promise<SideBuild[]> {
   // Machines asked for by name are the builds asked for: no other.
-  if (ctx.arches?.length) return [];
+  if (ctx.arches !== undefined) return [];
   const byTarget = new Map<string, { target: Target; objects: string[] }>();
   for (const o of ctx.objects) {
     const ways = await buildWays(o.replace(/\.o$/, '.c'), ctx.read);

@@ -17,11 +17,12 @@ export const MEASURED = ['--candidates', 'auto'];
 
 /**
  * check's builds for a file that tests something besides the bots' matrix (a recipe's series, split, cocci, measure's
- * sysctl): x86-64 with gcc and sparse only. The matrix itself (clang, i386, arm64, riscv, boards) is tested where it
- * is the subject: npm start's series, check.test.ts and bots-build.test.ts. Each other build is a configuration and a
- * compile per patch more on two cores, for the same finding.
+ * sysctl): x86-64 with gcc and sparse only, no other side of the patches' #ifs. The matrix itself (clang, i386, arm64,
+ * riscv, boards, the sides) is tested where it is the subject: npm start's series, check.test.ts, bots-build.test.ts
+ * and config-sides.test.ts. Each other build is a configuration and a compile per patch more on two cores, for the
+ * same finding.
  */
-export const X86_GCC = ['--compilers', 'gcc', '--arches', 'x86_64'];
+export const X86_GCC = ['--compilers', 'gcc', '--arches', 'x86_64', '--no-sides'];
 
 /** The .config the static-key test checks a series with (`check --config FILE`): a build folder of its own. */
 export const TWO_LINE_CONFIG = 'CONFIG_64BIT=y\nCONFIG_PRINTK=y\n';

@@ -122,6 +122,6 @@ function objectBuilds(c: PlanContext): KernelNeed[] {
   const others = otherBuilds(c).targets;
   // The other side of a patch's #ifs is built on i386 (side-builds.ts) unless the machines asked for leave it out; its
   // folders are i386's, one per set of flipped symbols.
-  const side = !c.noSides && (!c.arches?.length || c.arches.includes(I386.arch)) && !others.some((t) => t.arch === I386.arch);
+  const side = !c.noSides && (c.arches === undefined || c.arches.includes(I386.arch)) && !others.some((t) => t.arch === I386.arch);
   return [need(HOST, true), ...others.map((t) => need(t, false)), ...(side ? [{ ...need(I386, false), name: 'i386 defconfig objects (the other side)', why: `${c.series}: the objects again with the symbols their lines depend on flipped, where there are some` }] : [])];
 }
