@@ -16,7 +16,7 @@ import { HeaderReader, sidesOf, type Sides } from './config-sides.js';
 /** The machines a COMPILE_TEST driver of x86 is built for, the first installed that is not its platform. */
 const REACH = ['riscv', 'arm64'];
 
-/** The choice of optimization for size (-Os), set on the i386 side of a line that divides. */
+/** The choice of optimization for size (-Os), made on the i386 side of a line that divides. */
 const OPTIMIZE_FOR_SIZE = ['CC_OPTIMIZE_FOR_PERFORMANCE', 'CC_OPTIMIZE_FOR_SIZE'];
 
 /** How many times a side is configured again without the flips that switched an object off. */
@@ -160,8 +160,10 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   for (const target of i386 ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
     if (!wanted.length) break;
     // A line that divides: i386 at -Os, where gcc calls libgcc for a 64-bit division by a constant as clang does.
-    const size = target === I386 && divides ? OPTIMIZE_FOR_SIZE : [];
-    for (const s of size) reasons.set(s, `${divides}: at -Os gcc calls libgcc for a 64-bit division, as clang does at -O2`);
+    if (target === I386 && divides) {
+      reasons.set('CC_OPTIMIZE_FOR_PERFORMANCE', 'the other choice of CONFIG_CC_OPTIMIZE_FOR_SIZE');
+      reasons.set('CC_OPTIMIZE_FOR_SIZE', `${divides}: at -Os gcc calls libgcc for a 64-bit division, as clang does at -O2`);
+    }
     let flips = [...reasons.keys()].filter((s) => target === I386 || !OPTIMIZE_FOR_SIZE.includes(s));
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
     for (let round = 0; round < SIDE_ROUNDS && (flips.length || (target === I386 && (wordSize || divides))); round++) {
