@@ -16,9 +16,6 @@ import { HeaderReader, sidesOf, type Sides } from './config-sides.js';
 /** The machines a COMPILE_TEST driver of x86 is built for, the first installed that is not its platform. */
 const REACH = ['riscv', 'arm64'];
 
-/** The choice of optimization for size (-Os), made on the i386 side of a line that divides. */
-const OPTIMIZE_FOR_SIZE = ['CC_OPTIMIZE_FOR_PERFORMANCE', 'CC_OPTIMIZE_FOR_SIZE'];
-
 /** How many times a side is configured again without the flips that switched an object off. */
 const SIDE_ROUNDS = 3;
 
@@ -154,17 +151,13 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
   // A 32-bit build first, with gcc as 0-day's i386 configurations (clang's -Wformat is off in the kernel: a size_t
   // printed with %lu goes unsaid), the flips with it; then x86-64 with clang where the range is built with clang (its
   // flow analysis warns of a variable used uninitialized on one side only), else for what i386 cannot build.
-  // Asked for machines that leave i386 out (--arches x86_64), the sides keep to x86-64.
+  // A line that divides: i386 at -Os, where gcc calls libgcc for a 64-bit division by a constant as clang does.
+  const forSize = new Map(divides ? [['CC_OPTIMIZE_FOR_PERFORMANCE', 'the other choice of CONFIG_CC_OPTIMIZE_FOR_SIZE'], ['CC_OPTIMIZE_FOR_SIZE', `${divides}: at -Os gcc calls libgcc for a 64-bit division, as clang does at -O2`]] : []);
   const all = wanted;
-  const i386 = ctx.arches === undefined || ctx.arches.some((a) => a === 'all' || a === I386.arch);
-  for (const target of i386 ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
+  for (const target of sidesOnI386(ctx.arches) ? [I386, ctx.sideTarget] : [ctx.sideTarget]) {
     if (!wanted.length) break;
-    // A line that divides: i386 at -Os, where gcc calls libgcc for a 64-bit division by a constant as clang does.
-    if (target === I386 && divides) {
-      reasons.set('CC_OPTIMIZE_FOR_PERFORMANCE', 'the other choice of CONFIG_CC_OPTIMIZE_FOR_SIZE');
-      reasons.set('CC_OPTIMIZE_FOR_SIZE', `${divides}: at -Os gcc calls libgcc for a 64-bit division, as clang does at -O2`);
-    }
-    let flips = [...reasons.keys()].filter((s) => target === I386 || !OPTIMIZE_FOR_SIZE.includes(s));
+    const because = target === I386 ? new Map([...reasons, ...forSize]) : reasons;
+    let flips = [...because.keys()];
     let done: { build: KernelBuild; on: string[]; left: Map<string, string> } | undefined;
     for (let round = 0; round < SIDE_ROUNDS && (flips.length || (target === I386 && (wordSize || divides))); round++) {
       const side = { on: flips.filter((s) => !set.has(s)), off: flips.filter((s) => set.has(s)) };
@@ -184,10 +177,15 @@ export async function sideBuilds(ctx: SideContext): Promise<{ builds: SideBuild[
       flips = flips.filter((f) => !blocking.includes(f) && !stuck.includes(f));
       done = undefined;
     }
-    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...reasons].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 && (wordSize || divides) ? [`a 32-bit build: ${wordSize ?? divides}`] : []) });
+    if (done && done.on.length) builds.push({ build: done.build, objects: done.on, why: [...because].filter(([s]) => flips.includes(s)).map(([s, why]) => `CONFIG_${s}=${set.has(s) ? 'n' : 'y'}: ${why}`).concat(target === I386 && (wordSize || divides) ? [`a 32-bit build: ${wordSize ?? divides}`] : []) });
     wanted = target === I386 && ctx.sideTarget.llvm ? all : done ? [...done.left.keys()] : wanted;
   }
   return { builds, refused: [...new Set(refused)] };
+}
+
+/** Whether the other side is built on i386 too: unless the machines asked for (--arches x86_64, arm64) leave it out. */
+export function sidesOnI386(arches: string[] | undefined): boolean {
+  return arches === undefined || arches.some((a) => a === 'all' || a === I386.arch);
 }
 
 /**

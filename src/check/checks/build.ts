@@ -4,6 +4,7 @@ import { KernelBuild } from '../../build/builder.js';
 import { configLine } from '../../build/config-line.js';
 import { HOST, I386, type Target } from '../../build/targets.js';
 import { configOn, otherBuilds, skipped } from '../builds.js';
+import { sidesOnI386 } from '../side-builds.js';
 import type { KernelNeed } from '../../build/need.js';
 import { signed, type ObjectSize } from '../../object-code/sizes.js';
 import type { PatchCheck, PlanContext, Quoted } from '../plugins.js';
@@ -122,6 +123,6 @@ function objectBuilds(c: PlanContext): KernelNeed[] {
   const others = otherBuilds(c).targets;
   // The other side of a patch's #ifs is built on i386 (side-builds.ts) unless the machines asked for leave it out; its
   // folders are i386's, one per set of flipped symbols.
-  const side = !c.noSides && (c.arches === undefined || c.arches.includes(I386.arch)) && !others.some((t) => t.arch === I386.arch);
+  const side = !c.noSides && sidesOnI386(c.arches) && !others.some((t) => t.arch === I386.arch);
   return [need(HOST, true), ...others.map((t) => need(t, false)), ...(side ? [{ ...need(I386, false), name: 'i386 defconfig objects (the other side)', why: `${c.series}: the objects again with the symbols their lines depend on flipped, where there are some` }] : [])];
 }
