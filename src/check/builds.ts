@@ -20,6 +20,7 @@ import { gitRaw, readAtCommit } from '../tools/git.js';
 import type { KernelTree } from '../tree/tree.js';
 import { withLock, worktreeAt } from '../tree/worktree.js';
 import type { Commit } from './commits.js';
+import { broughtIn, type BroughtIn } from './selected.js';
 import { registeredProvers } from './proofs/registry.js';
 import type { ObjectAround, ObjectProof } from './proofs/types.js';
 import type { BuildReport, OtherBuild } from './report.js';
@@ -57,8 +58,8 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     const source = await worktreeAt(tree, opts.base);
     // The host's build runs sparse over what it compiles, as 0-day does (C=1), where sparse is installed.
     const build = new KernelBuild(tree, source, { ...opts, sparse: true });
-    const plans: { objects: string[]; note?: string }[] = [];
-    for (const c of commits) plans.push(await objectsOf(tree, c, opts.full, build));
+    const plans: ObjectPlan[] = [];
+    for (const c of commits) plans.push(await objectsOf(tree, opts.base, c, opts.full, build));
     const objects = [...new Set(plans.flatMap((p) => p.objects))];
     // Configured under the tip's Kconfig files, where a symbol the series adds (its test's) is defined; the base's
     // objects are built after with the base checked out again (Kbuild syncs the .config with its Kconfig each time).
@@ -367,7 +368,7 @@ interface PlannedRange {
   placed: Map<string, Placement>;
   commits: Commit[];
   mails: string[];
-  plans: { objects: string[]; note?: string }[];
+  plans: ObjectPlan[];
   /** Every object some patch builds. */
   objects: string[];
   reasonFor: (object: string) => string | undefined;
@@ -495,13 +496,21 @@ function factsOf(file: string): ObjectFacts | undefined {
   }
 }
 
+/** What a patch builds, and why where it is not a file it changes. */
+export interface ObjectPlan {
+  objects: string[];
+  note?: string;
+  /** The series' objects its new selects bring into the build (selected.ts). */
+  brought?: BroughtIn[];
+}
+
 /**
  * The objects a commit's changes ask to build: its .c/.S files, and for each header a sample of its dependents, those
  * the build's config builds as it is (a dependent that needs symbols switched on would change how every later object
  * of the directory compiles: common.h of x86 kprobes would bring in ftrace.o and the function tracer with it); only
- * when none is, the first ones.
+ * when none is, the first ones. And the series' files its new selects bring into the build.
  */
-async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: KernelBuild): Promise<{ objects: string[]; note?: string }> {
+async function objectsOf(tree: KernelTree, base: string, c: Commit, full: boolean, build: KernelBuild): Promise<ObjectPlan> {
   const objects = new Set<string>();
   const notes: string[] = [];
   for (const { status, file } of c.files) {
@@ -524,7 +533,12 @@ async function objectsOf(tree: KernelTree, c: Commit, full: boolean, build: Kern
       if (chosen.length < dependents.length) notes.push(`${file}: built ${chosen.length} of its dependents (${direct.length} files include it; --full builds every dependent)`);
     }
   }
-  return { objects: [...objects].sort(), note: notes.join('; ') || undefined };
+  const brought = (await broughtIn(tree.root, base, c.sha)).filter((b) => !objects.has(b.object));
+  for (const b of brought) {
+    objects.add(b.object);
+    notes.push(`${b.object}: brought into the build by its select of CONFIG_${b.symbol} (${b.kconfig})`);
+  }
+  return { objects: [...objects].sort(), note: notes.join('; ') || undefined, ...(brought.length ? { brought } : {}) };
 }
 
 /** Up to HEADER_SAMPLE dependents the config builds as it is, in order; the first ones when it builds none. */

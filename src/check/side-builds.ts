@@ -11,6 +11,7 @@ import { linkWarnings } from './link-deps.js';
 import { I386, installedCross, targetFor, type Target } from '../build/targets.js';
 import type { KernelTree } from '../tree/tree.js';
 import type { Commit } from './commits.js';
+import type { ObjectPlan } from './builds.js';
 import { HeaderReader, sidesOf, type Sides } from './config-sides.js';
 
 /** The machines a COMPILE_TEST driver of x86 is built for, the first installed that is not its platform. */
@@ -27,10 +28,11 @@ export interface SideBuild {
 }
 
 /**
- * The sides of each object a range builds (a .c file's own, and a changed header's for the objects sampled for it),
- * and each patch's link warnings (link-deps.ts) of the .c files it changes.
+ * The sides of each object a range builds (a .c file's own, and a changed header's for the objects sampled for it;
+ * a file a patch's select brings into the build, of all the range changed in it so far), and each patch's link
+ * warnings (link-deps.ts) of the .c files it changes.
  */
-export async function rangeSides(tree: KernelTree, source: string, tip: string, commits: Commit[], plans: { objects: string[] }[]): Promise<{ sides: Map<string, Sides>; linkWarnings: string[][]; headers: HeaderSides[] }> {
+export async function rangeSides(tree: KernelTree, source: string, tip: string, commits: Commit[], plans: Pick<ObjectPlan, 'objects' | 'brought'>[]): Promise<{ sides: Map<string, Sides>; linkWarnings: string[][]; headers: HeaderSides[] }> {
   const changedHeaders: HeaderSides[] = [];
   const headers = new HeaderReader(source, 'x86');
   const out = new Map<string, Sides>();
@@ -40,12 +42,13 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
   for (const [i, c] of commits.entries()) {
     const objects = plans[i]!.objects.filter((o) => o.endsWith('.o'));
     linkWarningsOf.push([]);
-    for (const { status, file } of c.files) {
+    const files = [...c.files.map((f) => ({ ...f, from: undefined as string | undefined })), ...(plans[i]!.brought ?? []).map((b) => ({ status: 'M', file: b.source, from: `${commits[0]!.sha}^` }))];
+    for (const { status, file, from } of files) {
       if (status.startsWith('D') || !/\.[ch]$/.test(file)) continue;
       const own = file.replace(/\.c$/, '.o');
       const to = file.endsWith('.c') ? objects.filter((o) => o === own) : objects;
       if (!to.length) continue;
-      const sides = await sidesOf(tree.root, c.sha, file, headers);
+      const sides = await sidesOf(tree.root, c.sha, file, headers, from);
       if (file.endsWith('.h') && sides.symbols.length) changedHeaders.push({ index: i, sha: c.sha, header: file, sides });
       if (file.endsWith('.c') && sides.calls) linkWarningsOf[i]!.push(...(await linkWarnings(tree.root, tip, file, sides.calls, index, read)));
       for (const o of to) {
