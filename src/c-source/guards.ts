@@ -65,7 +65,7 @@ export function configSymbolsIn(text: string): string[] {
 
 /** Words that are C, not names a header declares. */
 const KEYWORDS = new Set(
-  'auto break case char const continue default do double else enum extern float for goto if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while bool true false NULL __init __exit __user __iomem __maybe_unused __always_inline typeof asm defined'.split(
+  'auto break case char const continue default do double else enum extern float for goto if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while bool true false NULL __init __exit __user __iomem __maybe_unused __always_inline typeof asm defined __FILE__ __LINE__ __func__ __COUNTER__'.split(
     ' ',
   ),
 );

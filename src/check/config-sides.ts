@@ -126,9 +126,12 @@ export class HeaderReader {
   }
 }
 
-/** The lines of a file a commit adds (1-based, in the new file), and the line after each place it only removes. */
-export async function changedLines(root: string, sha: string, file: string): Promise<{ lines: number[]; includes: boolean }> {
-  const diff = await gitRaw(root, ['diff', '-U0', '--no-color', `${sha}^`, sha, '--', file]).catch(() => '');
+/**
+ * The lines of a file a commit adds (1-based, in the new file), and the line after each place it only removes; since
+ * `from` when given (a file the series wrote earlier that enters the build at `sha`).
+ */
+export async function changedLines(root: string, sha: string, file: string, from = `${sha}^`): Promise<{ lines: number[]; includes: boolean }> {
+  const diff = await gitRaw(root, ['diff', '-U0', '--no-color', from, sha, '--', file]).catch(() => '');
   const lines: number[] = [];
   let includes = false;
   for (const m of diff.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
@@ -146,10 +149,10 @@ export async function changedLines(root: string, sha: string, file: string): Pro
  * guard of the file when its includes change, and the guards around what the changed lines use, in the file itself and
  * in the headers it includes.
  */
-export async function sidesOf(root: string, sha: string, file: string, headers: HeaderReader): Promise<Sides> {
+export async function sidesOf(root: string, sha: string, file: string, headers: HeaderReader, from?: string): Promise<Sides> {
   const text = await readAtCommit(root, sha, file);
   if (text === undefined) return { symbols: [] };
-  const { lines, includes } = await changedLines(root, sha, file);
+  const { lines, includes } = await changedLines(root, sha, file, from);
   const found = new Map<string, SideSymbol>();
   let wordSize: string | undefined;
   const add = (symbols: string[], why: string, own = false) => {
@@ -184,15 +187,19 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   /** The macro a name was reached through. */
   const through = new Map<string, string>();
   const own = new Set<string>();
+  /** Names reached only through a macro defined under a guard (likely() under TRACE_BRANCH_PROFILING calls ftrace_likely_update()). */
+  const guardedVia = new Set<string>();
+  /** Names reached through a static inline function's body: the header's calls, not the file's. */
+  const inlineVia = new Set<string>();
   for (let depth = 0; depth <= MACRO_DEPTH && names.length; depth++) {
     const next: string[] = [];
-    const decls = new Map<string, { file: string; line: number; guards: Guard[]; body: string }[]>();
+    const decls = new Map<string, Declaration[]>();
     for (const s of sources) {
       const lineTexts = s.masked.split('\n');
       for (const [name, at] of declarationLines(s.masked, names)) {
         for (const l of at) {
           const list = decls.get(name) ?? decls.set(name, []).get(name)!;
-          list.push({ file: s.file, line: l, guards: [...(s.via ? [s.via] : []), ...s.conditionals.at(l).filter((g) => g.symbols.length)], body: macroBody(lineTexts, l) });
+          list.push({ file: s.file, line: l, guards: [...(s.via ? [s.via] : []), ...s.conditionals.at(l).filter((g) => g.symbols.length)], body: macroBody(lineTexts, l), ...inlineFunction(lineTexts, l, name) });
         }
       }
     }
@@ -204,15 +211,17 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
       const line = `${file}:${where} uses ${name}${through.has(name) ? ` through ${through.get(name)}` : ''}`;
       const side = sideOfDeclarations(list, depth === 0);
       if (side) add(side.symbols, `${line}, ${side.why}`);
-      // A macro's body: what it expands to may be what a side changes.
+      // A macro's body, a static inline function's calls: what they reach may be what a side changes.
       for (const d of list) {
-        for (const id of expandsTo(d.body)) {
+        for (const id of [...expandsTo(d.body), ...(d.callees ?? [])]) {
           if (followed.has(id)) continue;
           followed.add(id);
           next.push(id);
           // What a macro expands to is called from the line that uses the macro.
           used.set(id, where!);
           through.set(id, name);
+          if (d.guards.some((g) => g.symbols.length) || guardedVia.has(name)) guardedVia.add(id);
+          if (d.callees || inlineVia.has(name)) inlineVia.add(id);
         }
       }
     }
@@ -220,7 +229,8 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
   }
   // The symbols a call's line is compiled under (its #if blocks, an IS_ENABLED() on the line): with them off, no call.
   const guardsAt = (l: number) => [...new Set([...conditionals.at(l).flatMap((g) => g.symbols), ...configSymbolsIn(masked[l - 1] ?? '')])];
-  const called = [...calls].filter(([n, c]) => c.plain && !own.has(n)).map(([name, c]) => ({ name, line: c.line, guards: guardsAt(c.line) }));
+  // A call that exists only on one side of a macro's guard is that guard's to link, not the file's.
+  const called = [...calls].filter(([n, c]) => c.plain && !own.has(n) && !guardedVia.has(n) && !inlineVia.has(n)).map(([name, c]) => ({ name, line: c.line, guards: guardsAt(c.line) }));
   return { symbols: [...found.values()], wordSize, ...(dividing ? { divides: `${file}:${dividing} divides` } : {}), ...(called.length ? { calls: called } : {}) };
 }
 
@@ -230,7 +240,7 @@ export async function sidesOf(root: string, sha: string, file: string, headers: 
  * NULL without CONFIG_OF: the table it names goes unused), or (`direct`: the changed lines use it, not a macro
  * they use) defined differently on each side.
  */
-function sideOfDeclarations(list: { file: string; line: number; guards: Guard[]; body: string }[], direct: boolean): { symbols: string[]; why: string } | undefined {
+function sideOfDeclarations(list: Declaration[], direct: boolean): { symbols: string[]; why: string } | undefined {
   if (!list.length || list.some((d) => d.guards.length === 0)) return undefined;
   const inner = list.map((d) => d.guards[d.guards.length - 1]!);
   const first = list[0]!;
@@ -246,8 +256,53 @@ function sideOfDeclarations(list: { file: string; line: number; guards: Guard[];
   // A name the changed lines use themselves, defined one way on each side (dev_dbg() with and without
   // CONFIG_DYNAMIC_DEBUG: clang's flow analysis sees a use only in one of them).
   if (direct) return { symbols, why: `defined one way under ${inner[0]!.directive} and another way otherwise (${at})` };
+  // Reached through a macro or an inline function: a stub on one side (of_property_read_u32() is -ENOSYS without
+  // CONFIG_OF) makes the code after the call dead there, and what it hides compiles only on the other side.
+  const stub = list.find((d) => d.stub);
+  if (stub) return { symbols, why: `a stub under ${stub.guards[stub.guards.length - 1]!.directive} (${stub.file}:${stub.line})` };
   return undefined;
 }
+
+/** A name's declaration: where, under which guards, a macro's body, a static inline function's calls and whether it is a stub. */
+interface Declaration {
+  file: string;
+  line: number;
+  guards: Guard[];
+  body: string;
+  callees?: string[];
+  stub?: boolean;
+}
+
+/** How far a static inline function's body is read. */
+const INLINE_LINES = 30;
+
+/**
+ * The static inline function `name` defined at a 1-based line (`static inline int name(...)`, the type on the line
+ * before or on it): the functions its body calls, and whether it is a stub (`{ return -ENOSYS; }`, `{ return NULL; }`, `{ }`).
+ */
+function inlineFunction(lines: string[], line: number, name: string): Pick<Declaration, 'callees' | 'stub'> {
+  // The function this line defines is `name` itself (not a parameter named like it: `struct device *dev`).
+  const head = `${lines[line - 2] ?? ''}\n${lines[line - 1] ?? ''}`;
+  if (!new RegExp(`\\bstatic\\s+(?:__always_)?inline\\b[^(;{}]*\\b${name}\\s*\\(`).test(head)) return {};
+  const text = lines.slice(line - 1, line - 1 + INLINE_LINES).join('\n');
+  const open = text.indexOf('{');
+  // A prototype (`;` before any body) is no definition.
+  if (open < 0 || (text.indexOf(';') >= 0 && text.indexOf(';') < open)) return {};
+  let depth = 0;
+  let close = -1;
+  for (let i = open; i < text.length && close < 0; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) close = i;
+  }
+  if (close < 0) return {};
+  const body = text.slice(open + 1, close);
+  const callees = [...new Set([...body.matchAll(/(?<![A-Za-z0-9_.>])([A-Za-z_]\w*)\s*\(/g)].map((m) => m[1]!))].filter((n) => !C_WORDS.has(n));
+  const stub = /^\s*(?:return\s+(?:-?\s*E[A-Z0-9]+|NULL|ERR_PTR\s*\(\s*-\s*E[A-Z0-9]+\s*\)|false|true|-?\d+)\s*;)?\s*$/.test(body);
+  return { callees, stub };
+}
+
+/** The words of C that a call pattern matches but that are no functions. */
+const C_WORDS = new Set(['if', 'while', 'for', 'switch', 'return', 'sizeof', 'typeof', '__typeof__', 'do', 'defined', '__builtin_expect', 'likely', 'unlikely']);
 
 /** The text of a `#define` at a 1-based line, its continuation lines joined; '' for any other line. */
 function macroBody(lines: string[], line: number): string {

@@ -8,6 +8,7 @@ import { expect, test } from 'vitest';
 import { Conditionals, configSymbolsIn, declarationLines } from '../../src/c-source/guards.js';
 import { maskC } from '../../src/c-source/text.js';
 import { HeaderReader, sidesOf } from '../../src/check/config-sides.js';
+import { addedSelects, broughtIn } from '../../src/check/selected.js';
 
 const HEADER = `#ifndef _DEMO_PM_H
 #define _DEMO_PM_H
@@ -120,5 +121,58 @@ test("a 32-bit build for a long printed or a division; the whole kernel's choice
   expect(divided.symbols.map((s) => s.symbol)).toEqual(['PREEMPT_RT']);
   expect(divided).toMatchObject({ divides: 'drivers/demo/demo.c:6 divides' });
   expect(divided.wordSize).toBeUndefined();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test("a select a patch adds brings into the build the series' own file under the symbol, with all the series changed in it", async () => {
+  const { root, git, write, base } = scratchRepo();
+  write('drivers/hwmon/Kconfig', 'config SENSORS_A\n\ttristate "A"\n');
+  write('drivers/hwmon/Makefile', 'obj-$(CONFIG_SENSORS_A) += a.o\nobj-$(CONFIG_REGMAP_I2C) += regmap-i2c.o\n');
+  write('drivers/hwmon/a.c', 'int a;\n');
+  write('drivers/hwmon/regmap-i2c.c', 'int r;\n');
+  base();
+  // Patch 1: a helper under a promptless symbol nothing selects yet.
+  write('drivers/hwmon/Kconfig', 'config HWMON_FP\n\ttristate\n\nconfig SENSORS_A\n\ttristate "A"\n');
+  write('drivers/hwmon/Makefile', 'obj-$(CONFIG_HWMON_FP) += \\\n\thwmon-fp.o\nobj-$(CONFIG_SENSORS_A) += a.o\nobj-$(CONFIG_REGMAP_I2C) += regmap-i2c.o\n');
+  write('drivers/hwmon/hwmon-fp.c', 'unsigned long long fp(unsigned long long v, unsigned long long d)\n{\n\treturn v / d;\n}\n');
+  git('add', '.');
+  git('commit', '-qm', 'fp');
+  // Patch 2: the driver selects it, and a core symbol the series never touched.
+  write('drivers/hwmon/Kconfig', 'config HWMON_FP\n\ttristate\n\nconfig SENSORS_A\n\ttristate "A"\n\tselect HWMON_FP\n\tselect REGMAP_I2C\n');
+  git('commit', '-qam', 'select');
+  const [tip, first] = git('rev-list', 'HEAD', '-2').trim().split('\n');
+  expect(addedSelects(git('diff', `${tip}^`, tip!))).toEqual([{ symbol: 'HWMON_FP', kconfig: 'drivers/hwmon/Kconfig' }, { symbol: 'REGMAP_I2C', kconfig: 'drivers/hwmon/Kconfig' }]);
+  expect(await broughtIn(root, `${first}^`, tip!)).toEqual([{ object: 'drivers/hwmon/hwmon-fp.o', source: 'drivers/hwmon/hwmon-fp.c', symbol: 'HWMON_FP', kconfig: 'drivers/hwmon/Kconfig' }]);
+  expect(await broughtIn(root, `${first}^`, first!)).toEqual([]);
+  // Its lines are the series' since the base: patch 2 changed none of them, yet the division is there.
+  expect((await sidesOf(root, tip!, 'drivers/hwmon/hwmon-fp.c', new HeaderReader(root, 'x86'))).divides).toBeUndefined();
+  expect((await sidesOf(root, tip!, 'drivers/hwmon/hwmon-fp.c', new HeaderReader(root, 'x86'), `${first}^`)).divides).toBe('drivers/hwmon/hwmon-fp.c:3 divides');
+});
+
+test("a call only a guarded macro's body makes is not the file's to link; a call the line makes is", async () => {
+  const { root, git, write, base } = scratchRepo();
+  write('include/linux/demo_branch.h', 'void demo_hit(int v);\nint demo_core(int v);\n#ifdef CONFIG_TRACE_BRANCH_PROFILING\n#define demo_likely(x) ({ demo_hit(x); (x); })\n#else\n#define demo_likely(x) (x)\n#endif\n');
+  const driver = (body: string) => `#include <linux/demo_branch.h>\n\nint f(int v)\n{\n${body}\treturn 0;\n}\n`;
+  write('drivers/demo/demo.c', driver(''));
+  base();
+  write('drivers/demo/demo.c', driver('\tif (demo_likely(v))\n\t\treturn demo_core(v);\n'));
+  git('commit', '-qam', 'branch');
+  const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
+  expect(sides.calls).toEqual([{ name: 'demo_core', line: 6, guards: [] }]);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('an inline helper is followed to what it calls: a stub on one side of a guard makes that guard a side', async () => {
+  const { root, git, write, base } = scratchRepo();
+  write('include/linux/demo_of.h', '#ifdef CONFIG_OF\nextern int demo_read_array(int *v, int n);\n#else\nstatic inline int demo_read_array(int *v,\n\t\t\t\t  int n)\n{\n\treturn -ENOSYS;\n}\n#endif\nstatic inline int demo_read(int *v)\n{\n\treturn demo_read_array(v, 1);\n}\nstatic inline void demo_plain(struct demo *dev) { demo_touch(dev); }\n#ifdef CONFIG_PM\nvoid demo_touch(struct demo *d);\n#else\nstatic inline void demo_touch(struct demo *d) { d->n = 0; }\n#endif\n');
+  const driver = (body: string) => `#include <linux/demo_of.h>\n\nint f(unsigned long long v, struct demo *dev)\n{\n\tint x;\n${body}\treturn 0;\n}\n`;
+  write('drivers/demo/demo.c', driver(''));
+  base();
+  write('drivers/demo/demo.c', driver('\tif (!demo_read(&x))\n\t\tv = v / x;\n\tdemo_plain(dev);\n'));
+  git('commit', '-qam', 'read');
+  const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo.c', new HeaderReader(root, 'x86'));
+  // demo_touch() is defined both ways, neither a stub: no side; `dev` is demo_plain()'s parameter, not followed.
+  expect(sides.symbols).toEqual([{ symbol: 'OF', why: 'drivers/demo/demo.c:6 uses demo_read_array through demo_read, a stub under #else of #ifdef CONFIG_OF (include/linux/demo_of.h:4)' }]);
+  expect(sides.divides).toBe('drivers/demo/demo.c:7 divides');
   fs.rmSync(root, { recursive: true, force: true });
 });
