@@ -394,8 +394,8 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
    * most of its time in Kbuild's own steps, which overlap well); the results with each object's own build first, so
    * the bots' other builds add only what it did not already say.
    */
-  const compile = async (list: string[]) => {
-    const builds = [...new Set([...list.map((o) => placed.get(o)!.build), ...list.flatMap(buildsOf)])];
+  const compile = async (list: string[], which: (b: KernelBuild) => boolean = () => true) => {
+    const builds = [...new Set(list.flatMap(buildsOf))].filter(which);
     const made = await Promise.all(builds.map(async (b) => (await b.compileMany(list.filter((o) => buildsOf(o).includes(b)))).map((r) => ({ ...r, build: b }))));
     // A 32-bit build's object that calls libgcc's 64-bit division does not link ("undefined reference to `__udivdi3'",
     // 0-day's i386 configurations): an error of the call's line, beside the compiler's.
@@ -425,6 +425,29 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
   }
   const reports: BuildReport[] = [];
   const proofs: ObjectProof[][] = [];
+  /** The warnings told, per object: in the patch being built, and in any patch (what the tip's sides need not repeat). */
+  const said = new Map<string, Set<string>>();
+  const ever = new Map<string, Set<string>>();
+  /** A compile's errors and new warnings, into the report of the patch they are of. */
+  const record = (report: BuildReport, r: Awaited<ReturnType<typeof compile>>[number], seenBy: Map<string, Set<string>>) => {
+    const o = r.object;
+    if (!r.ok) {
+      report.status = 'failed';
+      const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
+      report.errors.push(...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e)));
+    }
+    // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
+    // option at the same line) is told once, by the object's own build.
+    const seen = seenBy.get(o) ?? seenBy.set(o, new Set()).get(o)!;
+    const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
+    const all = ever.get(o) ?? ever.set(o, new Set()).get(o)!;
+    for (const k of fresh.flatMap(keys)) {
+      seen.add(k);
+      all.add(k);
+    }
+    report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
+    last.set(lastKey(r), r.messages);
+  };
   for (const [i, c] of commits.entries()) {
     const plan = plans[i]!;
     proofs.push([]);
@@ -442,21 +465,12 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     }
     if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...buildsOf(o).map(named), ...placed.get(o)!.notOn]]));
     const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
-    const said = new Map<string, Set<string>>();
-    for (const r of await compile(report.objects)) {
+    said.clear();
+    // The other sides are built once, at the range's tip (below), as the robot builds a series' head; each patch is
+    // built here by its own build and the bots' matrix, for bisectability.
+    for (const r of await compile(report.objects, (b) => !b.isSide)) {
       const o = r.object;
-      if (!r.ok) {
-        report.status = 'failed';
-        const errors = r.messages.filter((m) => m.level === 'error').map((m) => m.text);
-        report.errors.push(...(errors.length ? errors : [`${o}: make failed`]).map((e) => told(r, e)));
-      }
-      // A warning every compiler prints (kernel-doc's, a missing prototype in gcc's words and clang's: the same -W
-      // option at the same line) is told once, by the object's own build.
-      const seen = said.get(o) ?? said.set(o, new Set()).get(o)!;
-      const fresh = newWarnings(last.get(lastKey(r)) ?? [], r.messages).filter((w) => !keys(w).some((k) => seen.has(k)));
-      fresh.forEach((w) => keys(w).forEach((k) => seen.add(k)));
-      report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
-      last.set(lastKey(r), r.messages);
+      record(report, r, said);
       if (!r.ok || r.build !== build) continue;
       const was = facts.get(o);
       const now = factsOf(objectFile(o));
@@ -474,6 +488,18 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     if (around.size > 0) proofs[i] = provers.flatMap((v) => v.prove(mails[i]!, around));
     step(i + 1, 'build', 'done', report.status);
     reports.push(report);
+  }
+  // The other sides at the tip: each object's findings are the last patch's that builds it.
+  const lastOf = new Map<string, number>();
+  reports.forEach((r, i) => r.objects.forEach((o) => lastOf.set(o, i)));
+  const sided = [...lastOf.keys()].filter((o) => buildsOf(o).some((b) => b.isSide));
+  if (sided.length) {
+    await gitRaw(source, ['checkout', '-q', '--detach', commits[commits.length - 1]!.sha]);
+    for (const r of await compile(sided, (b) => b.isSide)) record(reports[lastOf.get(r.object)!]!, r, ever);
+    for (const report of reports) {
+      report.newWarnings = [...new Set(report.newWarnings)];
+      report.errors = [...new Set(report.errors)];
+    }
   }
   return { reports, proofs, compiler: build.compiler, compilerVersion: build.compilerVersion, config };
 }

@@ -6,19 +6,30 @@ import { configSymbolsFor, hasPrompt, type ReadText } from '../build/kbuild.js';
 import type { KconfigIndex } from '../build/kconfig.js';
 import { gitRaw } from '../tools/git.js';
 
-/** How many names one `git grep` asks about. */
-const NAMES_PER_GREP = 200;
+/** A call a file's changed lines make (config-sides.ts `calls`): the name, its line, the symbols the line is under. */
+export interface LineCall {
+  name: string;
+  line: number;
+  guards: string[];
+}
 
 /**
- * The warnings of the calls a file's changed lines make (config-sides.ts `calls`): each one's exporter, the symbols that
- * build it, and those the file's own build way does not imply, as a finding at the calling line.
+ * The warnings of the calls each file's changed lines make: each one's exporter, the symbols that build it, and those
+ * the file's own build way does not imply, as a finding at the calling line; one search of the tree's exports for all
+ * the files (a range's), each file's warnings in order.
  */
-export async function linkWarnings(root: string, tip: string, file: string, calls: { name: string; line: number; guards: string[] }[], index: KconfigIndex, read: ReadText): Promise<string[]> {
+export async function linkWarnings(root: string, tip: string, uses: { file: string; calls: LineCall[] }[], index: KconfigIndex, read: ReadText): Promise<string[][]> {
+  const exporters = await exportersOf(root, tip, uses.flatMap((u) => u.calls.map((c) => c.name)));
+  const out: string[][] = [];
+  for (const { file, calls } of uses) out.push(await fileWarnings(root, tip, file, calls, exporters, index, read));
+  return out;
+}
+
+async function fileWarnings(root: string, tip: string, file: string, calls: LineCall[], exporters: Map<string, string>, index: KconfigIndex, read: ReadText): Promise<string[]> {
   if (!calls.length) return [];
   const way = (await configSymbolsFor(file, read)) ?? [];
   if (!way.length) return [];
   const implied = new Set(way.flatMap((s) => [...index.implied(s)]));
-  const exporters = await exportersOf(root, tip, calls.map((c) => c.name));
   const out: string[] = [];
   for (const c of calls) {
     const from = exporters.get(c.name);
@@ -34,16 +45,17 @@ export async function linkWarnings(root: string, tip: string, file: string, call
   return out;
 }
 
-/** The file that exports each name (`EXPORT_SYMBOL*(name)`), at `commit`. */
+/**
+ * The file that exports each name (`EXPORT_SYMBOL*(name)`), at `commit`: one pass over the tree's exports, all of them
+ * (quicker than a pattern of the names: 2 s against 4 s per 200 names on 6.12).
+ */
 async function exportersOf(root: string, commit: string, names: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const plain = [...new Set(names)].filter((n) => /^[A-Za-z_]\w*$/.test(n));
-  for (let i = 0; i < plain.length; i += NAMES_PER_GREP) {
-    const batch = plain.slice(i, i + NAMES_PER_GREP);
-    // One pass over the tree: "<commit>:<file>:EXPORT_SYMBOL_GPL(name" per export.
-    const hits = await gitRaw(root, ['grep', '-o', '-E', `^EXPORT_SYMBOL[A-Z_]*\\((${batch.join('|')})\\b`, commit, '--', '*.c']).catch(() => '');
-    for (const m of hits.matchAll(/^[^:\n]+:([^:\n]+):EXPORT_SYMBOL[A-Z_]*\(([A-Za-z_]\w*)$/gm)) if (!out.has(m[2]!)) out.set(m[2]!, m[1]!);
-  }
+  const wanted = new Set(names);
+  if (!wanted.size) return out;
+  // "<commit>:<file>:EXPORT_SYMBOL_GPL(name" per export.
+  const hits = await gitRaw(root, ['grep', '-o', '-E', '^EXPORT_SYMBOL[A-Z_]*\\([A-Za-z_][A-Za-z0-9_]*', commit, '--', '*.c']).catch(() => '');
+  for (const m of hits.matchAll(/^[^:\n]+:([^:\n]+):EXPORT_SYMBOL[A-Z_]*\(([A-Za-z_]\w*)$/gm)) if (wanted.has(m[2]!) && !out.has(m[2]!)) out.set(m[2]!, m[1]!);
   return out;
 }
 

@@ -7,7 +7,7 @@ import { buildWays, configSymbolsFor, type ReadText } from '../build/kbuild.js';
 import type { KernelBuild } from '../build/builder.js';
 import { kconfigIndexAt, type KconfigIndex } from '../build/kconfig.js';
 import { gitRaw, readAtCommit } from '../tools/git.js';
-import { linkWarnings } from './link-deps.js';
+import { linkWarnings, type LineCall } from './link-deps.js';
 import { I386, installedCross, targetFor, type Target } from '../build/targets.js';
 import type { KernelTree } from '../tree/tree.js';
 import type { Commit } from './commits.js';
@@ -37,6 +37,8 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
   const headers = new HeaderReader(source, 'x86');
   const out = new Map<string, Sides>();
   const linkWarningsOf: string[][] = [];
+  /** The calls of each patch's .c files, for one search of the tree's exports. */
+  const uses: { index: number; file: string; calls: LineCall[] }[] = [];
   const index = await kconfigIndexAt(tree, tip);
   const read = (f: string) => readAtCommit(tree.root, tip, f);
   for (const [i, c] of commits.entries()) {
@@ -50,7 +52,7 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
       if (!to.length) continue;
       const sides = await sidesOf(tree.root, c.sha, file, headers, from);
       if (file.endsWith('.h') && sides.symbols.length) changedHeaders.push({ index: i, sha: c.sha, header: file, sides });
-      if (file.endsWith('.c') && sides.calls) linkWarningsOf[i]!.push(...(await linkWarnings(tree.root, tip, file, sides.calls, index, read)));
+      if (file.endsWith('.c') && sides.calls) uses.push({ index: i, file, calls: sides.calls });
       for (const o of to) {
         const was = out.get(o) ?? { symbols: [] };
         const known = new Set(was.symbols.map((s) => s.symbol));
@@ -58,6 +60,7 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
       }
     }
   }
+  (await linkWarnings(tree.root, tip, uses, index, read)).forEach((w, u) => linkWarningsOf[uses[u]!.index]!.push(...w));
   return { sides: out, linkWarnings: linkWarningsOf, headers: changedHeaders };
 }
 

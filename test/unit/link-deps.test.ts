@@ -45,7 +45,7 @@ async function warningsFor(header: string, depends: string, use = 'module_demo_d
   };
   const sides = await sidesOf(root, 'HEAD', 'drivers/demo/demo_drv.c', new HeaderReader(root, 'x86'));
   const index = new KconfigIndex(new Map([['Kconfig', 'source "drivers/demo/Kconfig"\n'], ['drivers/demo/Kconfig', kconfig(depends)]]));
-  const out = await linkWarnings(root, 'HEAD', 'drivers/demo/demo_drv.c', sides.calls ?? [], index, read);
+  const [out] = await linkWarnings(root, 'HEAD', [{ file: 'drivers/demo/demo_drv.c', calls: sides.calls ?? [] }], index, read);
   fs.rmSync(root, { recursive: true, force: true });
   return out;
 }
