@@ -64,7 +64,7 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     // Configured under the tip's Kconfig files, where a symbol the series adds (its test's) is defined; the base's
     // objects are built after with the base checked out again (Kbuild syncs the .config with its Kconfig each time).
     await gitRaw(source, ['checkout', '-q', '--detach', opts.tip]);
-    const { sides, linkWarnings, headers } = opts.hostOnly || opts.noSides ? { sides: new Map<string, Sides>(), linkWarnings: [], headers: [] } : await rangeSides(tree, source, opts.tip, commits, plans);
+    const { sides, linkWarnings: linking, headers } = opts.hostOnly || opts.noSides ? { sides: new Map<string, Sides>(), linkWarnings: Promise.resolve([]), headers: [] } : await rangeSides(tree, source, opts.tip, commits, plans);
     const { placed, missing, why, extra } = await placeObjects(opts, source, build, objects, sides, headers);
     // A changed header's dependents that only its other side builds join the patch's objects, built there alone.
     for (const [i, list] of extra) {
@@ -96,6 +96,7 @@ export async function buildRange(opts: BuildOptions & { tree: KernelTree; base: 
     // killed make, a full disk), so it is done again.
     const kept = await keptResult('builds', key, () => buildEach(planned), (r) => r.reports.every((x) => x.status !== 'failed'), { env: opts.env, fresh: opts.fresh });
     // What would not link with a symbol off (link-deps.ts): read from the text, a warning of the patch beside the compilers'.
+    const linkWarnings = await linking;
     const reports = kept.value.reports.map((r, i) => (linkWarnings[i]?.length ? { ...r, newWarnings: [...r.newWarnings, ...linkWarnings[i]!] } : r));
     const value = { ...kept.value, reports, ...(others.length ? { others } : {}), ...(missing.length ? { missing } : {}) };
     if (kept.keptFrom) {
@@ -448,6 +449,13 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     report.newWarnings.push(...fresh.map((w) => told(r, w.text)));
     last.set(lastKey(r), r.messages);
   };
+  // The other sides are built once, at the range's tip, as the robot builds a series' head (each patch is built by its
+  // own build and the bots' matrix, for bisectability): each object's findings are the last patch's that builds it.
+  const lastOf = new Map<string, number>();
+  plans.forEach((p, i) => p.objects.filter((o) => !reasonFor(o)).forEach((o) => lastOf.set(o, i)));
+  const sided = [...lastOf.keys()].filter((o) => buildsOf(o).some((b) => b.isSide));
+  const atTip = () => compile(sided, (b) => b.isSide);
+  let tipSides: ReturnType<typeof atTip> | undefined;
   for (const [i, c] of commits.entries()) {
     const plan = plans[i]!;
     proofs.push([]);
@@ -466,8 +474,8 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     if (report.objects.length) report.builtOn = Object.fromEntries(report.objects.map((o) => [o, [...buildsOf(o).map(named), ...placed.get(o)!.notOn]]));
     const around = new Map<string, ObjectAround>(toProve[i]!.map((o) => [o, { before: code.get(o), notBuilt: reasonFor(o) ?? 'the build failed' }]));
     said.clear();
-    // The other sides are built once, at the range's tip (below), as the robot builds a series' head; each patch is
-    // built here by its own build and the bots' matrix, for bisectability.
+    // At the tip, the sides beside the patch's own builds.
+    if (i === commits.length - 1 && sided.length) tipSides = atTip();
     for (const r of await compile(report.objects, (b) => !b.isSide)) {
       const o = r.object;
       record(report, r, said);
@@ -489,13 +497,13 @@ async function buildEach({ tree, base, source, build, placed, commits, mails, pl
     step(i + 1, 'build', 'done', report.status);
     reports.push(report);
   }
-  // The other sides at the tip: each object's findings are the last patch's that builds it.
-  const lastOf = new Map<string, number>();
-  reports.forEach((r, i) => r.objects.forEach((o) => lastOf.set(o, i)));
-  const sided = [...lastOf.keys()].filter((o) => buildsOf(o).some((b) => b.isSide));
   if (sided.length) {
-    await gitRaw(source, ['checkout', '-q', '--detach', commits[commits.length - 1]!.sha]);
-    for (const r of await compile(sided, (b) => b.isSide)) record(reports[lastOf.get(r.object)!]!, r, ever);
+    if (!tipSides) {
+      await gitRaw(source, ['checkout', '-q', '--detach', commits[commits.length - 1]!.sha]);
+      tipSides = atTip();
+    }
+    // Told after every patch's own builds: a warning one of them told is not told again.
+    for (const r of await tipSides) record(reports[lastOf.get(r.object)!]!, r, ever);
     for (const report of reports) {
       report.newWarnings = [...new Set(report.newWarnings)];
       report.errors = [...new Set(report.errors)];
@@ -577,11 +585,21 @@ async function sampleOf(dependents: string[], build: KernelBuild, read: (f: stri
   return ready.length > 0 ? ready : dependents.slice(0, HEADER_SAMPLE);
 }
 
+/** The includers found of a header at a commit (a commit's files never change): the plan and the sides ask alike. */
+const includersFound = new Map<string, Promise<string[]>>();
+
 /**
  * .c files that include a header directly: `<linux/x.h>` for include/ and arch/x86/include/, `"x.h"` beside it.
  * Other architectures' files are left out: this build is x86-64.
  */
-async function headerIncluders(tree: KernelTree, commit: string, header: string): Promise<string[]> {
+function headerIncluders(tree: KernelTree, commit: string, header: string): Promise<string[]> {
+  const key = `${tree.root}\0${commit}\0${header}`;
+  let found = includersFound.get(key);
+  if (!found) includersFound.set(key, (found = searchIncluders(tree, commit, header)));
+  return found;
+}
+
+async function searchIncluders(tree: KernelTree, commit: string, header: string): Promise<string[]> {
   const m = /^(?:arch\/x86\/)?include\/(?:uapi\/)?(.+)$/.exec(header);
   const pattern = m ? `#include <${m[1]}>` : `#include "${path.posix.basename(header)}"`;
   const where = m ? ['*.c'] : [`${path.posix.dirname(header)}/*.c`];

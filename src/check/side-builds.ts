@@ -32,7 +32,7 @@ export interface SideBuild {
  * a file a patch's select brings into the build, of all the range changed in it so far), and each patch's link
  * warnings (link-deps.ts) of the .c files it changes.
  */
-export async function rangeSides(tree: KernelTree, source: string, tip: string, commits: Commit[], plans: Pick<ObjectPlan, 'objects' | 'brought'>[]): Promise<{ sides: Map<string, Sides>; linkWarnings: string[][]; headers: HeaderSides[] }> {
+export async function rangeSides(tree: KernelTree, source: string, tip: string, commits: Commit[], plans: Pick<ObjectPlan, 'objects' | 'brought'>[]): Promise<{ sides: Map<string, Sides>; linkWarnings: Promise<string[][]>; headers: HeaderSides[] }> {
   const changedHeaders: HeaderSides[] = [];
   const headers = new HeaderReader(source, 'x86');
   const out = new Map<string, Sides>();
@@ -60,8 +60,13 @@ export async function rangeSides(tree: KernelTree, source: string, tip: string, 
       }
     }
   }
-  (await linkWarnings(tree.root, tip, uses, index, read)).forEach((w, u) => linkWarningsOf[uses[u]!.index]!.push(...w));
-  return { sides: out, linkWarnings: linkWarningsOf, headers: changedHeaders };
+  // The search of the tree's exports (2 s) runs beside the builds' configuring; awaited once they are done.
+  const warned = linkWarnings(tree.root, tip, uses, index, read).then((all) => {
+    all.forEach((w, u) => linkWarningsOf[uses[u]!.index]!.push(...w));
+    return linkWarningsOf;
+  });
+  warned.catch(() => undefined);
+  return { sides: out, linkWarnings: warned, headers: changedHeaders };
 }
 
 /** A header a patch changes, with its sides. */
