@@ -455,7 +455,7 @@ function commonOptions(checks: ReturnType<typeof optionChecks>) {
     candidates: (describe: string) => ({ choices: ['all', 'auto'] as const, default: 'all' as const, describe }),
     flag: (describe: string) => ({ type: 'boolean', default: false, describe }) as const,
     compilers: () => ({ type: 'string', default: DEFAULT_COMPILERS.join(','), coerce: checks.compilers, describe: `compilers each x86-64 object is built with: gcc, clang (LLVM=1), where installed; gcc always (default ${DEFAULT_COMPILERS.join(',')})` }) as const,
-    sides: () => ({ type: 'boolean', default: true, describe: 'build the touched objects once more with the CONFIG_ symbols their lines depend on flipped (PM, OF, ...; i386 where a line depends on the word size), and a COMPILE_TEST driver of x86 on riscv or arm64, as 0-day\'s random configurations and allmodconfig would (--no-sides skips)' }) as const,
+    sides: () => ({ type: 'boolean', default: true, describe: 'build the touched objects once more with the CONFIG_ symbols their lines depend on flipped (PM, OF, ...; i386 where a line depends on the word size), and a COMPILE_TEST driver of x86 on riscv or arm64, as 0-day\'s random configurations and allmodconfig would, once at the range\'s tip as the robot builds a series\' head (--no-sides skips)' }) as const,
     arches: () => ({ type: 'string', coerce: checks.arches, describe: `machines each file outside arch/ is built for too, comma-separated: ${ARCH_NAMES.filter((a) => a !== 'x86_64').join(', ')}, or all (those with a compiler here); default: what the series' recipe names, else none` }) as const,
   };
 }
