@@ -28,6 +28,20 @@ const CONFIGURE_LOGIC = 8;
 /** How many folders of asked symbol sets a build directory keeps beside it (KernelBuild.enter). */
 const VARIANTS_KEPT = 16;
 
+
+/**
+ * The makes running in each build folder: two builds of one folder (a side whose flips the host's configuration has
+ * already, say, resolves to the host's folder) compile one after the other, never in one folder at once, where make
+ * leaves objects unmade without an error.
+ */
+const running = new Map<string, Promise<unknown>>();
+
+function inFolder<T>(dir: string, job: () => Promise<T>): Promise<T> {
+  const next = (running.get(dir) ?? Promise.resolve()).then(job, job);
+  running.set(dir, next.catch(() => undefined));
+  return next;
+}
+
 /** How many times a dependency of a dependency is switched on before kseries gives up on a symbol. */
 const DEPENDENCY_ROUNDS = 4;
 
@@ -448,7 +462,7 @@ export class KernelBuild {
    */
   async compileMany(objects: string[]): Promise<CompileResult[]> {
     if (objects.length <= 1) return Promise.all(objects.map((o) => this.compile(o)));
-    const res = await runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...this.flags, ...objects.map(makeTarget)]);
+    const res = await inFolder(this.dir, () => runMakeMerged(this.compiling, ['-k', '-Otarget', 'W=1', ...this.flags, ...objects.map(makeTarget)]));
     const byObject = new Map<string, string[]>(objects.map((o) => [o, []]));
     // What make prints before the first object's "CC" line (a prerequisite of them all, asm-offsets.s in `prepare`) is
     // every object's.
@@ -508,7 +522,7 @@ export class KernelBuild {
 
   /** Compile one object with W=1; the messages of that compile. */
   async compile(object: string): Promise<CompileResult> {
-    const res = await runMake(this.compiling, ['W=1', ...this.flags, makeTarget(object)]);
+    const res = await inFolder(this.dir, () => runMake(this.compiling, ['W=1', ...this.flags, makeTarget(object)]));
     const messages = parseCompilerOutput(`${res.stdout}\n${res.stderr}`, this.source);
     return { object, ok: res.code === 0, messages };
   }
